@@ -1,0 +1,49 @@
+import type { RunRequest } from '../trace/types';
+
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** A JSON value as Python source text: JSON strings are valid Python string literals. */
+export function toPython(value: Json): string {
+  if (value === null) return 'None';
+  if (value === true) return 'True';
+  if (value === false) return 'False';
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw new Error(`input number ${value} has no Python literal`);
+    return String(value);
+  }
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(toPython).join(', ')}]`;
+  return `{${Object.entries(value)
+    .map(([k, v]) => `${JSON.stringify(k)}: ${toPython(v)}`)
+    .join(', ')}}`;
+}
+
+/** The harness as it runs: one assignment per input, then the harness file's text. */
+export function harnessText(inputs: Record<string, Json>, code: string): string {
+  const lines = Object.entries(inputs).map(([name, value]) => {
+    if (!IDENTIFIER.test(name)) throw new Error(`input name "${name}" is not a Python identifier`);
+    return `${name} = ${toPython(value)}`;
+  });
+  return [...lines, code].join('\n');
+}
+
+export interface WidgetRunSpec {
+  lesson: string;
+  files: Record<string, string>;
+  source: string;
+  symbol: string;
+  harness: { file: string; code: string };
+  inputs: Record<string, Json>;
+}
+
+export function buildRequest(spec: WidgetRunSpec, limits?: RunRequest['limits']): RunRequest {
+  return {
+    root: `/steplight/lessons/${spec.lesson}`,
+    files: spec.files,
+    target: { file: spec.source, symbol: spec.symbol },
+    harness: { file: spec.harness.file, code: harnessText(spec.inputs, spec.harness.code) },
+    ...(limits ? { limits } : {}),
+  };
+}

@@ -1,0 +1,20 @@
+import type { PyodideAPI } from 'pyodide';
+import type { RunRequest, Trace } from '../trace/types';
+
+/** Runs requests in one Pyodide instance. Used by the browser worker and by Node alike. */
+export interface Runner {
+  run(request: RunRequest): Trace;
+}
+
+export function createRunner(py: PyodideAPI, tracerSource: string): Runner {
+  py.FS.mkdirTree('/steplight/runtime');
+  py.FS.writeFile('/steplight/runtime/steplight_tracer.py', tracerSource);
+  const run = py.runPython(
+    `import sys\nsys.path.insert(0, "/steplight/runtime")\nimport steplight_tracer\nsteplight_tracer.run`,
+  ) as (json: string) => string;
+  return {
+    run(request) {
+      return JSON.parse(run(JSON.stringify(request))) as Trace;
+    },
+  };
+}

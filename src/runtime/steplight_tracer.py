@@ -1,0 +1,353 @@
+"""Steplight tracer: run a lesson harness and record one target function.
+
+`run(request_json)` returns the trace (version 1) as JSON text. All state of a
+run lives in one Recorder; the module itself keeps none, so runs are fresh.
+Runs the same under CPython and Pyodide.
+"""
+import importlib
+import json
+import os
+import sys
+import time
+import traceback
+import types
+
+VERSION = 1
+DEFAULT_LIMITS = {
+    "maxSteps": 100_000,
+    "timeoutMs": 5_000,
+    "maxStdout": 100_000,
+    "strLen": 200,
+    "items": 50,
+    "depth": 4,
+}
+CONTAINERS = ((dict, "dict"), (list, "list"), (tuple, "tuple"), (set, "set"), (frozenset, "frozenset"))
+CALLABLES = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.LambdaType)
+
+
+class StopRun(BaseException):
+    """Raised from the trace function to end a run early (step cap or time limit)."""
+
+    def __init__(self, reason):
+        super().__init__(reason)
+        self.reason = reason
+
+
+class Output:
+    """A capped stdout: keeps the first `cap` characters, counts the rest."""
+
+    def __init__(self, cap):
+        self.cap = cap
+        self.parts = []
+        self.length = 0
+        self.dropped = 0
+
+    def write(self, text):
+        if not isinstance(text, str):
+            raise TypeError("write() argument must be str, not " + type(text).__name__)
+        room = self.cap - self.length
+        if room >= len(text):
+            self.parts.append(text)
+            self.length += len(text)
+        else:
+            if room > 0:
+                self.parts.append(text[:room])
+                self.length = self.cap
+            self.dropped += len(text) - max(room, 0)
+        return len(text)
+
+    def flush(self):
+        pass
+
+    def text(self):
+        return "".join(self.parts)
+
+
+class Encoder:
+    """Turns Python values into typed JSON values without running their code.
+
+    Objects get small stable ids (#1, #2, ...) in order of first sight; the
+    objects are kept alive for the run so an id is never reused.
+    """
+
+    def __init__(self, limits):
+        self.str_len = limits["strLen"]
+        self.items = limits["items"]
+        self.depth = limits["depth"]
+        self.refs = {}
+
+    def ref(self, obj):
+        hit = self.refs.get(id(obj))
+        if hit is None:
+            hit = (len(self.refs) + 1, obj)
+            self.refs[id(obj)] = hit
+        return hit[0]
+
+    def text(self, value, kind):
+        out = {"t": kind, "v": value[: self.str_len]}
+        if len(value) > self.str_len:
+            out["len"] = len(value)
+        return out
+
+    def encode(self, value, depth=0, path=()):
+        kind = type(value)
+        if value is None:
+            return {"t": "none"}
+        if kind is bool:
+            return {"t": "bool", "v": value}
+        if kind is int:
+            if -(2**53) < value < 2**53:
+                return {"t": "int", "v": value}
+            try:
+                digits = int.__repr__(value)
+            except ValueError:
+                digits = "<int of %d bits>" % value.bit_length()
+            return self.text(digits, "bigint")
+        if kind is float:
+            return {"t": "float", "v": value if value == value and abs(value) != float("inf") else repr(value)}
+        if kind is str:
+            return self.text(value, "str")
+        if kind is bytes:
+            return self.text(bytes.__repr__(value[: self.str_len]), "bytes")
+        for base, name in CONTAINERS:
+            if issubclass(kind, base):
+                return self.container(value, base, name, kind, depth, path)
+        if issubclass(kind, BaseException):
+            return {
+                "t": "exc",
+                "type": kind.__name__,
+                "id": self.ref(value),
+                "args": [self.encode(a, depth + 1, path) for a in BaseException.__getattribute__(value, "args")[: self.items]],
+            }
+        if issubclass(kind, CALLABLES):
+            name = getattr(value, "__qualname__", None) or getattr(value, "__name__", "?")
+            return {"t": "func", "name": str(name), "id": self.ref(value)}
+        if issubclass(kind, type):
+            return {"t": "class", "name": type.__getattribute__(value, "__qualname__")}
+        if kind is types.ModuleType:
+            return {"t": "module", "name": value.__name__}
+        return self.instance(value, kind, depth, path)
+
+    def container(self, value, base, name, kind, depth, path):
+        ident = self.ref(value)
+        out = {"t": name, "id": ident, "len": base.__len__(value)}
+        if kind is not base:
+            out["type"] = kind.__qualname__
+        if id(value) in path:
+            return {"t": "ref", "id": ident, "of": name}
+        if depth >= self.depth:
+            out["more"] = True
+            return out
+        inner = path + (id(value),)
+        count = 0
+        if base is dict:
+            entries = []
+            for key, item in dict.items(value):
+                if count == self.items:
+                    break
+                entries.append([self.encode(key, depth + 1, inner), self.encode(item, depth + 1, inner)])
+                count += 1
+            out["entries"] = entries
+        else:
+            items = []
+            for item in base.__iter__(value):
+                if count == self.items:
+                    break
+                items.append(self.encode(item, depth + 1, inner))
+                count += 1
+            out["items"] = items
+        return out
+
+    def instance(self, value, kind, depth, path):
+        ident = self.ref(value)
+        out = {"t": "obj", "type": kind.__qualname__, "id": ident}
+        try:
+            attrs = object.__getattribute__(value, "__dict__")
+        except (AttributeError, TypeError):
+            return out
+        if type(attrs) is not dict or id(value) in path:
+            return out
+        if depth >= self.depth:
+            out["more"] = True
+            return out
+        inner = path + (id(value),)
+        out["attrs"] = {
+            str(k): self.encode(v, depth + 1, inner) for k, v in list(dict.items(attrs))[: self.items]
+        }
+        return out
+
+
+def describe_exception(error):
+    return {"type": type(error).__name__, "message": BaseException.__str__(error)}
+
+
+class Recorder:
+    """Records call/line/return/exception events of one code object."""
+
+    def __init__(self, target_code, limits, output):
+        self.code = target_code
+        self.limits = limits
+        self.output = output
+        self.encoder = Encoder(limits)
+        self.steps = []
+        self.frames = {}  # id(frame) -> last encoded locals
+        self.unwinding = set()  # frames whose last event was an exception
+        self.truncated = None
+        self.deadline = time.perf_counter() + limits["timeoutMs"] / 1000
+
+    def global_trace(self, frame, event, arg):
+        if frame.f_code is self.code:
+            self.record(frame, "call", arg)
+            return self.local_trace
+        return None
+
+    def local_trace(self, frame, event, arg):
+        self.record(frame, event, arg)
+        return self.local_trace
+
+    def record(self, frame, event, arg):
+        steps = self.steps
+        if len(steps) >= self.limits["maxSteps"]:
+            self.stop("steps")
+        if not len(steps) & 255 and time.perf_counter() > self.deadline:
+            self.stop("time")
+        key = id(frame)
+        before = self.frames.get(key)
+        depth = len(self.frames) + (before is None)  # target frames on the stack, this one included
+        current = {name: self.encoder.encode(value) for name, value in list(frame.f_locals.items())}
+        step = {"event": event, "line": frame.f_lineno, "depth": depth, "stdoutLen": self.output.length}
+        if before is None:
+            step["locals"] = current
+        else:
+            changes = {name: value for name, value in current.items() if before.get(name) != value}
+            if changes:
+                step["changes"] = changes
+            removed = [name for name in before if name not in current]
+            if removed:
+                step["removed"] = removed
+        self.frames[key] = current
+        if event == "exception":
+            step["exception"] = describe_exception(arg[1])
+            self.unwinding.add(key)
+        elif event == "return":
+            if key in self.unwinding:
+                step["exception"] = steps[-1].get("exception") if steps else None
+            else:
+                step["value"] = self.encoder.encode(arg)
+            del self.frames[key]
+            self.unwinding.discard(key)
+        else:
+            self.unwinding.discard(key)
+        steps.append(step)
+
+    def stop(self, reason):
+        self.truncated = reason
+        sys.settrace(None)
+        raise StopRun(reason)
+
+
+def purge_modules(root):
+    for name, module in list(sys.modules.items()):
+        location = getattr(module, "__file__", None) or ""
+        if location.startswith(root):
+            del sys.modules[name]
+
+
+def resolve(module_name, symbol):
+    target = importlib.import_module(module_name)
+    for part in symbol.split("."):
+        target = getattr(target, part)
+    target = getattr(target, "__func__", target)
+    code = getattr(target, "__code__", None)
+    if code is None:
+        raise TypeError("%s.%s is not a Python function" % (module_name, symbol))
+    return code
+
+
+def module_name(path):
+    stem = path[:-3] if path.endswith(".py") else path
+    return stem.replace("/", ".")
+
+
+def lesson_frames(tb, root):
+    """The traceback frames that belong to the lesson (its files and its harness)."""
+    return [
+        {"file": frame.filename[len(root):], "line": frame.lineno, "name": frame.name}
+        for frame in traceback.extract_tb(tb)
+        if frame.filename.startswith(root)
+    ]
+
+
+def run(request_json):
+    """Run one request: {root, files, target:{file,symbol}, harness:{file,code}, limits}.
+
+    harness.code is the full harness text, scenario inputs already prepended."""
+    request = json.loads(request_json)
+    limits = dict(DEFAULT_LIMITS, **request.get("limits", {}))
+    root = request["root"].rstrip("/") + "/"
+    for rel, text in request["files"].items():
+        path = os.path.join(root, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    purge_modules(root)
+    importlib.invalidate_caches()
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    target = request["target"]
+    started = time.perf_counter()
+    trace = {"version": VERSION, "target": dict(target), "steps": [], "stdout": ""}
+    output = Output(limits["maxStdout"])
+    saved = sys.stdout, sys.stderr, os.getcwd()
+    recorder = None
+    try:
+        os.chdir(root)
+        code = resolve(module_name(target["file"]), target["symbol"])
+        trace["target"]["firstLine"] = code.co_firstlineno
+        trace["target"]["lastLine"] = max(line for _, _, line in code.co_lines() if line is not None)
+        harness = request["harness"]
+        compiled = compile(harness["code"], os.path.join(root, harness["file"]), "exec")
+        namespace = {"__name__": "__steplight_harness__", "__file__": os.path.join(root, harness["file"])}
+        recorder = Recorder(code, limits, output)
+        sys.stdout = sys.stderr = output
+        sys.settrace(recorder.global_trace)
+        try:
+            exec(compiled, namespace)
+        finally:
+            sys.settrace(None)
+            sys.stdout, sys.stderr = saved[0], saved[1]
+        if "outcome" in namespace:
+            trace["outcome"] = recorder.encoder.encode(namespace["outcome"])
+    except StopRun as stop:
+        trace["error"] = stop_error(stop.reason, limits)
+    except KeyboardInterrupt:
+        trace["error"] = stop_error("time", limits)
+        if recorder is not None:
+            recorder.truncated = "time"
+    except BaseException as error:  # the lesson's own failure is data, not a crash
+        sys.stdout, sys.stderr = saved[0], saved[1]
+        trace["error"] = dict(describe_exception(error), frames=lesson_frames(error.__traceback__, root))
+    finally:
+        sys.settrace(None)
+        sys.stdout, sys.stderr = saved[0], saved[1]
+        os.chdir(saved[2])
+    if recorder is not None:
+        trace["steps"] = recorder.steps
+        if recorder.truncated:
+            trace["truncated"] = recorder.truncated
+            trace.setdefault("error", stop_error(recorder.truncated, limits))
+    trace["stdout"] = output.text()
+    if output.dropped:
+        trace["stdoutDropped"] = output.dropped
+    trace["stats"] = {"events": len(trace["steps"]), "durationMs": round((time.perf_counter() - started) * 1000, 3)}
+    return json.dumps(trace, ensure_ascii=False, allow_nan=False)
+
+
+def stop_error(reason, limits):
+    if reason == "steps":
+        return {"type": "StepLimit", "message": "stopped after %d steps (the step cap)" % limits["maxSteps"]}
+    return {"type": "Timeout", "message": "stopped after %d ms (the time limit)" % limits["timeoutMs"]}
+
+
+if __name__ == "__main__":
+    sys.stdout.write(run(sys.stdin.read()))

@@ -1,0 +1,114 @@
+/** Trace format, version 1 (see DESIGN.md "Trace"). Produced by src/runtime/steplight_tracer.py. */
+
+export type Value =
+  | { t: 'none' }
+  | { t: 'bool'; v: boolean }
+  | { t: 'int'; v: number }
+  | { t: 'float'; v: number | string }
+  | { t: 'str' | 'bytes' | 'bigint'; v: string; len?: number }
+  | { t: 'dict'; id: number; len: number; type?: string; entries?: [Value, Value][]; more?: true }
+  | { t: 'list' | 'tuple' | 'set' | 'frozenset'; id: number; len: number; type?: string; items?: Value[]; more?: true }
+  | { t: 'ref'; id: number; of: string }
+  | { t: 'exc'; type: string; id: number; args: Value[] }
+  | { t: 'func'; name: string; id: number }
+  | { t: 'class' | 'module'; name: string }
+  | { t: 'obj'; type: string; id: number; attrs?: Record<string, Value>; more?: true };
+
+export type Locals = Record<string, Value>;
+
+export interface ExceptionInfo {
+  type: string;
+  message: string;
+}
+
+export type StepEvent = 'call' | 'line' | 'return' | 'exception';
+
+export interface Step {
+  event: StepEvent;
+  /** For `line` events: the line about to run. */
+  line: number;
+  /** Number of target frames on the stack, this one included (1 = outermost call). */
+  depth: number;
+  /** Full locals: the first step of a frame. */
+  locals?: Locals;
+  /** Locals that changed since this frame's previous step. */
+  changes?: Locals;
+  removed?: string[];
+  stdoutLen: number;
+  value?: Value;
+  exception?: ExceptionInfo | null;
+}
+
+export interface RunError extends ExceptionInfo {
+  frames?: { file: string; line: number; name: string }[];
+}
+
+export interface Trace {
+  version: 1;
+  target: { file: string; symbol: string; firstLine?: number; lastLine?: number };
+  steps: Step[];
+  stdout: string;
+  stdoutDropped?: number;
+  outcome?: Value;
+  error?: RunError;
+  truncated?: 'steps' | 'time';
+  stats: { events: number; durationMs: number };
+}
+
+export interface Limits {
+  maxSteps: number;
+  timeoutMs: number;
+  maxStdout: number;
+  strLen: number;
+  items: number;
+  depth: number;
+}
+
+export const DEFAULT_LIMITS: Limits = {
+  maxSteps: 100_000,
+  timeoutMs: 5_000,
+  maxStdout: 100_000,
+  strLen: 200,
+  items: 50,
+  depth: 4,
+};
+
+/** What one run needs: everything is data, so it can cross a worker boundary. */
+export interface RunRequest {
+  /** Where the lesson's files are written in the Python file system. */
+  root: string;
+  /** Lesson files by path relative to the lesson directory. */
+  files: Record<string, string>;
+  target: { file: string; symbol: string };
+  /** Harness file name and its full text (scenario inputs already prepended). */
+  harness: { file: string; code: string };
+  limits?: Partial<Limits>;
+}
+
+/** A plain JSON view of a typed value, for comparing against a scenario's `expect`. */
+export function plain(value: Value): unknown {
+  switch (value.t) {
+    case 'none':
+      return null;
+    case 'bool':
+    case 'int':
+    case 'float':
+    case 'str':
+    case 'bytes':
+    case 'bigint':
+      return value.v;
+    case 'dict':
+      return Object.fromEntries((value.entries ?? []).map(([k, v]) => [String(plain(k)), plain(v)]));
+    case 'list':
+    case 'tuple':
+    case 'set':
+    case 'frozenset':
+      return (value.items ?? []).map(plain);
+    case 'exc':
+      return { exception: value.type, args: value.args.map(plain) };
+    case 'obj':
+      return { type: value.type, ...Object.fromEntries(Object.entries(value.attrs ?? {}).map(([k, v]) => [k, plain(v)])) };
+    default:
+      return `<${value.t} ${'name' in value ? value.name : ''}>`;
+  }
+}
