@@ -1,0 +1,113 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { findWidget, loadLesson } from './load';
+import { checkExpect } from './run';
+import { extractSymbol } from './symbols';
+import type { Trace } from '../trace/types';
+
+describe('extractSymbol', () => {
+  const source = [
+    'import x', // 1
+    '', // 2
+    '@decorate', // 3
+    'def f(a,', // 4
+    '      b):', // 5
+    '    text = """', // 6
+    'def not_a_function():', // 7
+    '"""', // 8
+    '    return a', // 9
+    '', // 10
+    '# a comment at column 0 ends nothing', // 11
+    'class C:', // 12
+    '    def f(self):', // 13
+    '        return (', // 14
+    '1)', // 15
+    '', // 16
+    '    def g(self):', // 17
+    '        pass', // 18
+  ].join('\n');
+
+  it('finds functions with decorators, continuation lines and strings', () => {
+    expect(extractSymbol(source, 'f')).toMatchObject({ firstLine: 3, defLine: 4, lastLine: 9 });
+    expect(extractSymbol(source, 'C.f')).toMatchObject({ firstLine: 13, lastLine: 15 });
+    expect(extractSymbol(source, 'C.g')).toMatchObject({ firstLine: 17, lastLine: 18 });
+    expect(extractSymbol(source, 'C')).toMatchObject({ firstLine: 12, lastLine: 18 });
+    expect(extractSymbol(source, 'C.f')!.code).toBe('    def f(self):\n        return (\n1)');
+  });
+
+  it('finds nothing for names inside strings, nested names or missing names', () => {
+    expect(extractSymbol(source, 'not_a_function')).toBeNull();
+    expect(extractSymbol(source, 'g')).toBeNull();
+    expect(extractSymbol(source, 'missing')).toBeNull();
+    expect(extractSymbol(source, 'bad name')).toBeNull();
+  });
+});
+
+describe('loadLesson', () => {
+  let dir = '';
+  afterEach(() => dir && rmSync(dir, { recursive: true, force: true }));
+
+  function lesson(files: Record<string, string>) {
+    dir = join(mkdtempSync(join(tmpdir(), 'steplight-lesson-')), 'demo');
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(join(dir, path, '..'), { recursive: true });
+      writeFileSync(join(dir, path), text);
+    }
+    return () => loadLesson(dir);
+  }
+  const good = {
+    'lesson.yaml': 'title: {zh: 演示, en: Demo}\nwidgets:\n  - id: w\n    source: m.py\n    symbol: f\n    harness: h.py\n    inputs: {x: 1}\n    scenarios:\n      - {id: one, label: One, inputs: {x: 2}, expect: {outcome: 2}}\n    diagram:\n      - {caption: Return, match: return x}\n',
+    'm.py': 'def f(x):\n    return x\n',
+    'h.py': 'from m import f\noutcome = f(x)\n',
+    'en.md': '# Demo\n\nText <script>alert(1)</script>\n\n```debugger\nw\n```\n\nAfter.\n',
+    'zh.md': '# 演示\n\n```debugger\nw\n```\n',
+  };
+
+  it('loads a valid lesson: widget code with real lines, merged inputs, prose split at debugger fences', () => {
+    const l = lesson(good)();
+    const w = findWidget(l, 'w');
+    expect(w).toMatchObject({ firstLine: 1, lastLine: 2, code: 'def f(x):\n    return x', diagram: [{ line: 2 }] });
+    expect(w.scenarios[0]!.inputs).toEqual({ x: 2 });
+    expect(l.prose.en.map((s) => s.kind)).toEqual(['html', 'widget', 'html']);
+    expect(l.prose.en[0]).toMatchObject({ kind: 'html' });
+    expect((l.prose.en[0] as { html: string }).html).toContain('&lt;script&gt;');
+  });
+
+  it.each([
+    ['a missing source file', { 'lesson.yaml': good['lesson.yaml'].replace('source: m.py', 'source: nope.py') }, /no Python file "nope.py"/],
+    ['a missing symbol', { 'lesson.yaml': good['lesson.yaml'].replace('symbol: f', 'symbol: g') }, /no function or class "g" in m.py/],
+    ['an unknown widget in the prose', { 'en.md': '```debugger\nother\n```\n' }, /unknown widget "other"/],
+    ['a diagram line that is not in the function', { 'lesson.yaml': good['lesson.yaml'].replace('match: return x', 'match: return y') }, /no line of f reads "return y"/],
+    ['an unknown key', { 'lesson.yaml': good['lesson.yaml'].replace('    inputs: {x: 1}', '    input: {x: 1}') }, /unknown key "input"/],
+    ['broken YAML', { 'lesson.yaml': 'title: [' }, /invalid YAML/],
+    ['a missing locale', { 'zh.md': undefined }, /no zh.md/],
+  ])('rejects %s with a clear error', (_name, change, message) => {
+    const files: Record<string, string> = { ...good };
+    for (const [k, v] of Object.entries(change)) {
+      if (v === undefined) delete files[k];
+      else files[k] = v;
+    }
+    expect(lesson(files)).toThrow(message);
+  });
+
+  it('loads the hooks lesson with its three widgets', () => {
+    const l = loadLesson(resolve('lessons/s04-hooks'));
+    expect(l.widgets.map((w) => w.id)).toEqual(['run_hooks', 'execute_hooked', 'audit_event']);
+    expect(findWidget(l, 'run_hooks').scenarios.map((s) => s.id)).toEqual(expect.arrayContaining(['pass', 'block', 'pre_error', 'post_error', 'mutate', 'bad_return', 'says_allow']));
+    expect(findWidget(l, 'execute_hooked').standins.map((s) => s.kind).sort()).toEqual(['file', 'host', 'process']);
+  });
+});
+
+describe('checkExpect', () => {
+  const base: Trace = { version: 1, target: { file: 'm.py', symbol: 'f' }, steps: [], stdout: 'hello', stats: { events: 0, durationMs: 0 } };
+  it('passes a matching trace and names each mismatch', () => {
+    const t = { ...base, outcome: { t: 'dict' as const, id: 1, len: 1, entries: [[{ t: 'str' as const, v: 'a' }, { t: 'none' as const }]] as never } };
+    expect(checkExpect(t, { outcome: { a: null }, stdout: 'ell' })).toEqual([]);
+    expect(checkExpect(t, { outcome: { a: 1 } })[0]).toMatch(/outcome/);
+    expect(checkExpect(t, { stdout: 'bye' })[0]).toMatch(/stdout/);
+    expect(checkExpect(t, { error: 'ValueError' })[0]).toMatch(/expected error ValueError/);
+    expect(checkExpect({ ...base, error: { type: 'KeyError', message: 'x' } }, {})[0]).toMatch(/unexpected error KeyError/);
+  });
+});

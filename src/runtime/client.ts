@@ -1,0 +1,173 @@
+/** The page's side of the Pyodide worker: start-up, a run queue, and the wall-clock guard. */
+import { DEFAULT_LIMITS, type RunRequest, type Trace } from '../trace/types';
+import type { FromWorker, ToWorker } from './protocol';
+
+export type EngineStatus =
+  | { state: 'loading'; phase: 'booting' | 'fetching' | 'starting' }
+  | { state: 'ready'; loadMs: number }
+  | { state: 'error'; message: string };
+
+export interface EngineOptions {
+  indexURL: string;
+  makeWorker: () => Worker;
+  /** Extra time the host waits past the tracer's own limit before interrupting Python. */
+  interruptAfterMs?: number;
+  /** Further time before the worker is terminated and a new one started. */
+  terminateAfterMs?: number;
+}
+
+interface Job {
+  request: RunRequest;
+  resolve: (trace: Trace) => void;
+  reject: (error: Error) => void;
+}
+
+/** A trace for a run the host had to kill: no steps could be recovered. */
+function killedTrace(request: RunRequest, ms: number, how: string): Trace {
+  return {
+    version: 1,
+    target: request.target,
+    steps: [],
+    stdout: '',
+    truncated: 'time',
+    error: { type: 'Timeout', message: `stopped after ${ms} ms (the time limit); ${how}` },
+    stats: { events: 0, durationMs: ms },
+  };
+}
+
+export class Engine {
+  private worker!: Worker;
+  private interrupt: Int32Array | null = null;
+  private queue: Job[] = [];
+  private current: { job: Job; id: number; timers: number[] } | null = null;
+  private nextId = 1;
+  private listeners = new Set<(status: EngineStatus) => void>();
+  private ready!: Promise<void>;
+  status: EngineStatus = { state: 'loading', phase: 'booting' };
+  restarts = 0;
+
+  constructor(private options: EngineOptions) {
+    this.spawn();
+  }
+
+  subscribe(listener: (status: EngineStatus) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private setStatus(status: EngineStatus) {
+    this.status = status;
+    for (const listener of this.listeners) listener(status);
+  }
+
+  private spawn() {
+    const worker = this.options.makeWorker();
+    this.worker = worker;
+    const shared = typeof SharedArrayBuffer !== 'undefined' && globalThis.crossOriginIsolated === true;
+    const buffer = shared ? new SharedArrayBuffer(4) : undefined;
+    this.interrupt = buffer ? new Int32Array(buffer) : null;
+    let markReady!: () => void;
+    this.ready = new Promise((resolve) => (markReady = resolve));
+    worker.onmessage = (event: MessageEvent<FromWorker>) => {
+      if (worker !== this.worker) return;
+      const message = event.data;
+      if (message.type === 'progress') this.setStatus({ state: 'loading', phase: message.phase });
+      else if (message.type === 'ready') {
+        this.setStatus({ state: 'ready', loadMs: message.loadMs });
+        markReady();
+      } else if (message.type === 'init-failed') this.fail(`Python could not start: ${message.message}`);
+      else if (this.current && message.id === this.current.id) this.finish(message.type === 'result' ? message.trace : new Error(message.message));
+    };
+    worker.onerror = (event) => {
+      if (worker !== this.worker) return;
+      event.preventDefault?.();
+      this.crashed(`the Python worker crashed${event.message ? `: ${event.message}` : ''}`);
+    };
+    const init: ToWorker = { type: 'init', indexURL: this.options.indexURL, ...(buffer ? { interrupt: buffer } : {}) };
+    worker.postMessage(init);
+  }
+
+  private fail(message: string) {
+    this.setStatus({ state: 'error', message });
+    const jobs = [...(this.current ? [this.current.job] : []), ...this.queue];
+    this.clearCurrent();
+    this.queue = [];
+    for (const job of jobs) job.reject(new Error(message));
+  }
+
+  /** The worker died: the current run fails, a fresh worker takes the queue. */
+  private crashed(message: string) {
+    const job = this.current?.job;
+    this.clearCurrent();
+    this.restart();
+    job?.reject(new Error(message));
+  }
+
+  private restart() {
+    this.worker.terminate();
+    this.restarts++;
+    this.setStatus({ state: 'loading', phase: 'booting' });
+    this.spawn();
+    void this.pump();
+  }
+
+  private clearCurrent() {
+    for (const timer of this.current?.timers ?? []) clearTimeout(timer);
+    this.current = null;
+  }
+
+  private finish(outcome: Trace | Error) {
+    const job = this.current?.job;
+    this.clearCurrent();
+    if (outcome instanceof Error) job?.reject(outcome);
+    else job?.resolve(outcome);
+    void this.pump();
+  }
+
+  run(request: RunRequest): Promise<Trace> {
+    if (this.status.state === 'error') return Promise.reject(new Error(this.status.message));
+    return new Promise((resolve, reject) => {
+      this.queue.push({ request, resolve, reject });
+      void this.pump();
+    });
+  }
+
+  private async pump() {
+    if (this.current || !this.queue.length) return;
+    await this.ready;
+    if (this.current || !this.queue.length) return;
+    const job = this.queue.shift()!;
+    const id = this.nextId++;
+    const limit = job.request.limits?.timeoutMs ?? DEFAULT_LIMITS.timeoutMs;
+    const interruptAt = limit + (this.options.interruptAfterMs ?? 500);
+    const terminateAt = interruptAt + (this.options.terminateAfterMs ?? 1500);
+    const timers: number[] = [];
+    if (this.interrupt) {
+      const buffer = this.interrupt;
+      Atomics.store(buffer, 0, 0);
+      timers.push(window.setTimeout(() => Atomics.store(buffer, 0, 2), interruptAt));
+    }
+    timers.push(
+      window.setTimeout(() => {
+        const how = 'the Python worker did not stop, so it was restarted';
+        this.clearCurrent();
+        this.restart();
+        job.resolve(killedTrace(job.request, terminateAt, how));
+      }, terminateAt),
+    );
+    this.current = { job, id, timers };
+    const message: ToWorker = { type: 'run', id, request: job.request };
+    this.worker.postMessage(message);
+  }
+}
+
+let shared: Engine | null = null;
+
+/** One engine per page, started as soon as something asks for it. */
+export function pageEngine(): Engine {
+  shared ??= new Engine({
+    indexURL: new URL(`${import.meta.env.BASE_URL}pyodide/`, location.href).href,
+    makeWorker: () => new Worker(new URL('./worker.ts', import.meta.url), { type: 'module', name: 'steplight-python' }),
+  });
+  return shared;
+}

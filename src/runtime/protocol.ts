@@ -1,0 +1,13 @@
+/** Messages between the page and the Pyodide worker. */
+import type { RunRequest, Trace } from '../trace/types';
+
+export type ToWorker =
+  | { type: 'init'; indexURL: string; interrupt?: SharedArrayBuffer }
+  | { type: 'run'; id: number; request: RunRequest };
+
+export type FromWorker =
+  | { type: 'progress'; phase: 'fetching' | 'starting' }
+  | { type: 'ready'; loadMs: number }
+  | { type: 'init-failed'; message: string }
+  | { type: 'result'; id: number; trace: Trace }
+  | { type: 'failed'; id: number; message: string };

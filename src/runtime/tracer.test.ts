@@ -1,0 +1,161 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildRequest, type Json } from './request';
+import { cpythonRun, nodeRunner } from './node';
+import type { Runner } from './runner';
+import { plain, type Limits, type Step, type Value } from '../trace/types';
+
+let runner: Runner;
+beforeAll(async () => {
+  runner = await nodeRunner();
+});
+
+/** A one-file lesson `m.py` with target `symbol`, and a harness that calls it. */
+function request(module: string, harness: string, symbol = 'f', inputs: Record<string, Json> = {}, limits?: Partial<Limits>) {
+  return buildRequest({ lesson: 'unit', files: { 'm.py': module, 'h.py': harness }, source: 'm.py', symbol, harness: { file: 'h.py', code: harness }, inputs }, limits);
+}
+
+const lines = (steps: Step[]) => steps.filter((s) => s.event === 'line').map((s) => s.line);
+
+describe('tracer under Pyodide', () => {
+  it('records call, line and return events of the target only, with real line numbers', () => {
+    const trace = runner.run(
+      request(
+        'def helper(x):\n    return x * 2\n\ndef f(n):\n    total = 0\n    for i in range(n):\n        total += helper(i)\n    return total\n',
+        'from m import f\noutcome = f(3)\nprint("done", outcome)\n',
+      ),
+    );
+    expect(trace.error).toBeUndefined();
+    expect(trace.target).toMatchObject({ file: 'm.py', symbol: 'f', firstLine: 4, lastLine: 8 });
+    expect(trace.steps[0]).toMatchObject({ event: 'call', line: 4, depth: 1 });
+    expect(trace.steps[0]!.locals).toEqual({ n: { t: 'int', v: 3 } });
+    expect(lines(trace.steps)).toEqual([5, 6, 7, 6, 7, 6, 7, 6, 8]);
+    const ret = trace.steps[trace.steps.length - 1]!;
+    expect(ret).toMatchObject({ event: 'return', line: 8, value: { t: 'int', v: 6 } });
+    expect(trace.outcome).toEqual({ t: 'int', v: 6 });
+    expect(trace.stdout).toBe('done 6\n');
+    // only what changed is stored: the line after `total = 0` carries just `total`
+    expect(trace.steps[2]!.changes).toEqual({ total: { t: 'int', v: 0 } });
+    expect(trace.steps.every((s) => s.depth === 1)).toBe(true);
+  });
+
+  it('tracks recursion depth and reports exceptions', () => {
+    const trace = runner.run(
+      request('def f(n):\n    if n == 0:\n        raise ValueError("bottom")\n    return f(n - 1)\n', 'from m import f\ntry:\n    f(2)\nexcept ValueError as e:\n    outcome = str(e)\n'),
+    );
+    expect(Math.max(...trace.steps.map((s) => s.depth))).toBe(3);
+    const exc = trace.steps.find((s) => s.event === 'exception')!;
+    expect(exc).toMatchObject({ line: 3, depth: 3, exception: { type: 'ValueError', message: 'bottom' } });
+    const returns = trace.steps.filter((s) => s.event === 'return');
+    expect(returns).toHaveLength(3);
+    expect(returns.every((r) => r.value === undefined && r.exception?.type === 'ValueError')).toBe(true);
+    expect(plain(trace.outcome!)).toBe('bottom');
+  });
+
+  it('encodes values with ids, truncation and without calling user __repr__', () => {
+    const trace = runner.run(
+      request(
+        [
+          'import copy',
+          'class Loud:',
+          '    def __repr__(self):',
+          '        raise RuntimeError("repr must not be called")',
+          'def f():',
+          '    a = {"k": [1, 2]}',
+          '    b = copy.deepcopy(a)',
+          '    same = a',
+          '    s = "x" * 1000',
+          '    big = list(range(1_000_000))',
+          '    loop = []',
+          '    loop.append(loop)',
+          '    obj = Loud()',
+          '    obj.tag = "t"',
+          '    n = 10 ** 30',
+          '    return None',
+        ].join('\n'),
+        'from m import f\nf()\n',
+      ),
+    );
+    expect(trace.error).toBeUndefined();
+    const ret = trace.steps[trace.steps.length - 1]!;
+    const final: Record<string, Value> = {};
+    for (const s of trace.steps) Object.assign(final, s.locals, s.changes);
+    const id = (v: Value | undefined) => (v && 'id' in v ? v.id : undefined);
+    expect(id(final.a)).toBe(id(final.same));
+    expect(id(final.b)).not.toBe(id(final.a));
+    expect(plain(final.b!)).toEqual({ k: [1, 2] });
+    expect(final.s).toMatchObject({ t: 'str', len: 1000 });
+    expect((final.s as { v: string }).v).toHaveLength(200);
+    expect(final.big).toMatchObject({ t: 'list', len: 1_000_000 });
+    expect((final.big as { items: Value[] }).items).toHaveLength(50);
+    expect(final.loop).toMatchObject({ t: 'list', len: 1, items: [{ t: 'ref', of: 'list' }] });
+    expect(final.obj).toMatchObject({ t: 'obj', type: 'Loud', attrs: { tag: { t: 'str', v: 't' } } });
+    expect(final.n).toEqual({ t: 'bigint', v: String(10n ** 30n) });
+    expect(ret.value).toEqual({ t: 'none' });
+  });
+
+  it('stops at the step cap with a partial trace', () => {
+    const trace = runner.run(request('def f():\n    while True:\n        pass\n', 'from m import f\nf()\n', 'f', {}, { maxSteps: 500 }));
+    expect(trace.steps).toHaveLength(500);
+    expect(trace.truncated).toBe('steps');
+    expect(trace.error?.type).toBe('StepLimit');
+  });
+
+  it('stops runaway target code at the time limit, even when it swallows the stop once', () => {
+    const trace = runner.run(
+      request('def f():\n    try:\n        while True:\n            pass\n    except BaseException:\n        return "swallowed"\n', 'from m import f\noutcome = f()\n', 'f', {}, { timeoutMs: 200, maxSteps: 10_000_000 }),
+    );
+    expect(trace.truncated).toBe('time');
+    expect(trace.error?.type).toBe('Timeout');
+    expect(trace.steps.length).toBeGreaterThan(100);
+  });
+
+  it('caps stdout and counts what it dropped', () => {
+    const trace = runner.run(request('def f():\n    for i in range(5000):\n        print("line", i)\n', 'from m import f\nf()\n', 'f', {}, { maxStdout: 1000 }));
+    expect(trace.stdout).toHaveLength(1000);
+    expect(trace.stdoutDropped).toBeGreaterThan(30_000);
+    expect(trace.steps[trace.steps.length - 1]!.stdoutLen).toBe(1000);
+  });
+
+  it('gives every run fresh lesson modules and files', () => {
+    const module = 'count = 0\ndef f():\n    global count\n    count += 1\n    return count\n';
+    const first = runner.run(request(module, 'from m import f\noutcome = f()\n'));
+    const second = runner.run(request(module, 'from m import f\noutcome = f()\n'));
+    expect(plain(first.outcome!)).toBe(1);
+    expect(plain(second.outcome!)).toBe(1);
+    const changed = runner.run(request(module.replace('count += 1', 'count += 5'), 'from m import f\noutcome = f()\n'));
+    expect(plain(changed.outcome!)).toBe(5);
+  });
+
+  it('reports harness errors, syntax errors and a missing symbol clearly', () => {
+    const boom = runner.run(request('def f():\n    return 1\n', 'from m import f\nf()\n1 / 0\n'));
+    expect(boom.error).toMatchObject({ type: 'ZeroDivisionError', frames: [{ file: 'h.py', line: 3 }] });
+    const syntax = runner.run(request('def f(:\n    return 1\n', 'from m import f\n'));
+    expect(syntax.error?.type).toBe('SyntaxError');
+    const missing = runner.run(request('def g():\n    return 1\n', 'pass\n'));
+    expect(missing.error).toMatchObject({ type: 'AttributeError' });
+    // and the runner still works afterwards
+    expect(plain(runner.run(request('def f():\n    return 7\n', 'from m import f\noutcome = f()\n')).outcome!)).toBe(7);
+  });
+
+  it('prepends inputs as Python assignments', () => {
+    const trace = runner.run(request('def f(x):\n    return x\n', 'from m import f\noutcome = f(value)\n', 'f', { value: { a: [true, null, 1.5, 'q"uote'] } }));
+    expect(plain(trace.outcome!)).toEqual({ a: [true, null, 1.5, 'q"uote'] });
+  });
+});
+
+describe('tracer under CPython', () => {
+  it('produces the same steps as under Pyodide', () => {
+    const req = request('def f(items):\n    out = []\n    for x in items:\n        out.append(x * 2)\n    return out\n', 'from m import f\noutcome = f(xs)\n', 'f', { xs: [1, 2, 3] });
+    const root = mkdtempSync(`${tmpdir()}/steplight-unit-`);
+    try {
+      const cp = cpythonRun(req, root);
+      const py = runner.run(req);
+      expect(cp.steps).toEqual(py.steps);
+      expect(cp.outcome).toEqual(py.outcome);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,75 @@
+import { copyFileSync, createReadStream, existsSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import react from '@vitejs/plugin-react';
+import { defineConfig, type Plugin } from 'vite';
+import { lessonDirs, loadLesson } from './src/lessons/load';
+
+const PYODIDE_DIR = resolve('node_modules/pyodide');
+/** The Pyodide files a page needs; served from the site's own origin under pyodide/. */
+export const PYODIDE_FILES = ['pyodide.mjs', 'pyodide.asm.mjs', 'pyodide.asm.wasm', 'python_stdlib.zip', 'pyodide-lock.json'];
+const TYPES: Record<string, string> = { mjs: 'text/javascript', wasm: 'application/wasm', zip: 'application/zip', json: 'application/json' };
+
+/** Self-hosted Pyodide: dev server middleware, and a copy into the build. */
+function pyodide(): Plugin {
+  let outDir = 'dist';
+  return {
+    name: 'steplight:pyodide',
+    configResolved(config) {
+      outDir = resolve(config.root, config.build.outDir);
+    },
+    configureServer(server) {
+      server.middlewares.use((req, res, next) => {
+        const base = server.config.base;
+        const url = (req.url ?? '').split('?')[0]!;
+        const name = url.startsWith(`${base}pyodide/`) ? url.slice(base.length + 'pyodide/'.length) : '';
+        if (!PYODIDE_FILES.includes(name)) return next();
+        res.setHeader('Content-Type', TYPES[name.split('.').pop()!] ?? 'application/octet-stream');
+        res.setHeader('Cross-Origin-Resource-Policy', 'same-origin');
+        createReadStream(join(PYODIDE_DIR, name)).pipe(res);
+      });
+    },
+    closeBundle() {
+      const target = join(outDir, 'pyodide');
+      mkdirSync(target, { recursive: true });
+      for (const name of PYODIDE_FILES) copyFileSync(join(PYODIDE_DIR, name), join(target, name));
+    },
+  };
+}
+
+/** `virtual:steplight/lessons`: every lesson under lessons/, read and validated at build time. */
+function lessons(): Plugin {
+  const id = 'virtual:steplight/lessons';
+  const root = resolve('lessons');
+  return {
+    name: 'steplight:lessons',
+    resolveId: (source) => (source === id ? `\0${id}` : null),
+    load(source) {
+      if (source !== `\0${id}`) return null;
+      const dirs = existsSync(root) ? lessonDirs(root) : [];
+      this.addWatchFile(root);
+      for (const dir of dirs) this.addWatchFile(dir);
+      return `export default ${JSON.stringify(dirs.map(loadLesson))};`;
+    },
+    handleHotUpdate({ file, server }) {
+      if (!file.startsWith(root)) return;
+      const mod = server.moduleGraph.getModuleById(`\0${id}`);
+      if (mod) server.moduleGraph.invalidateModule(mod);
+      server.ws.send({ type: 'full-reload' });
+    },
+  };
+}
+
+const isolation = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+};
+
+export default defineConfig({
+  base: process.env.STEPLIGHT_BASE ?? '/',
+  plugins: [react(), pyodide(), lessons()],
+  worker: { format: 'es' },
+  optimizeDeps: { exclude: ['pyodide'] },
+  server: { headers: isolation, port: 5173 },
+  preview: { headers: isolation, port: 4173 },
+  build: { target: 'es2022', sourcemap: false },
+});
