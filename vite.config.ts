@@ -46,8 +46,6 @@ function lessons(): Plugin {
     load(source) {
       if (source !== `\0${id}`) return null;
       const dirs = existsSync(root) ? lessonDirs(root) : [];
-      this.addWatchFile(root);
-      for (const dir of dirs) this.addWatchFile(dir);
       return `export default ${JSON.stringify(dirs.map(loadLesson))};`;
     },
     handleHotUpdate({ file, server }) {
@@ -71,5 +69,5 @@ export default defineConfig({
   optimizeDeps: { exclude: ['pyodide'] },
   server: { headers: isolation, port: 5173 },
   preview: { headers: isolation, port: 4173 },
-  build: { target: 'es2022', sourcemap: false },
+  build: { target: 'es2022', sourcemap: false, chunkSizeWarningLimit: 1024 },
 });

@@ -1,0 +1,31 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, type Locator, type Page } from '@playwright/test';
+
+export const HOOKS = 'lessons/s04-hooks/';
+
+export function widget(page: Page, id: string): Locator {
+  return page.locator(`section[data-widget="s04-hooks/${id}"]`);
+}
+
+/** Open a lesson page and wait until Python is ready in its worker. */
+export async function openLesson(page: Page, path = HOOKS, lang = 'en') {
+  await page.goto(`${path}?lang=${lang}`);
+  await expect(page.locator('.sl-status').first()).toHaveAttribute('data-engine', 'ready', { timeout: 60_000 });
+}
+
+/** The 1-based line number of the line whose trimmed text is `text`, in a real lesson file. */
+export function lineOf(file: string, text: string): number {
+  const lines = readFileSync(join('lessons/s04-hooks', file), 'utf8').split('\n');
+  const hits = lines.flatMap((l, i) => (l.trim() === text ? [i + 1] : []));
+  if (hits.length !== 1) throw new Error(`"${text}" is on ${hits.length} lines of ${file}`);
+  return hits[0]!;
+}
+
+export function gutterNumber(w: Locator, line: number): Locator {
+  return w.locator('.cm-lineNumbers .cm-gutterElement').filter({ hasText: new RegExp(`^${line}$`) });
+}
+
+export function action(w: Locator, name: string): Locator {
+  return w.locator(`[data-action="${name}"]`);
+}

@@ -1,0 +1,280 @@
+/** The debugger widget: thin components over one store. */
+import { useEffect, useMemo, useState, type KeyboardEvent } from 'react';
+import { useStore } from 'zustand';
+import type { Locale, Widget as WidgetSpec } from '../lessons/types';
+import * as R from '../replay/replay';
+import { messages, t } from './i18n';
+import { connect, createWidgetStore, type EngineLike, type Initial, type WidgetActions, type WidgetState, type WidgetStore } from './store';
+import { CodePane } from './CodePane';
+import { ValueView } from './ValueView';
+
+type Action = 'run' | 'debug' | 'continue' | 'reverse-continue' | 'step-over' | 'step-into' | 'step-out' | 'step-back' | 'reset';
+
+const ACTIONS: { action: Action; keys?: string; call: (s: WidgetActions) => void }[] = [
+  { action: 'run', call: (s) => void s.start('run') },
+  { action: 'debug', keys: 'F5', call: (s) => void s.start('debug') },
+  { action: 'continue', keys: 'F8', call: (s) => s.resume() },
+  { action: 'step-over', keys: 'F10', call: (s) => s.stepOver() },
+  { action: 'step-into', keys: 'F11', call: (s) => s.stepInto() },
+  { action: 'step-out', keys: 'Shift+F11', call: (s) => s.stepOut() },
+  { action: 'step-back', keys: 'Shift+F10', call: (s) => s.stepBack() },
+  { action: 'reverse-continue', keys: 'Shift+F8', call: (s) => s.reverseResume() },
+  { action: 'reset', call: (s) => s.reset() },
+];
+
+function enabled(action: Action, s: WidgetState): boolean {
+  const busy = s.status === 'running' || s.status === 'loading';
+  if (busy) return false;
+  const paused = s.status === 'paused';
+  const started = paused || s.status === 'finished';
+  switch (action) {
+    case 'run':
+    case 'debug':
+      return true;
+    case 'continue':
+    case 'step-over':
+    case 'step-into':
+    case 'step-out':
+      return paused || s.status === 'idle' || s.status === 'error';
+    case 'step-back':
+    case 'reverse-continue':
+      return started && s.pos.cursor > 0;
+    case 'reset':
+      return s.status !== 'idle';
+  }
+}
+
+export interface WidgetProps {
+  widget: WidgetSpec;
+  files: Record<string, string>;
+  engine: EngineLike;
+  locale: Locale;
+  initial?: Initial;
+  /** Told of every change that a deep link should record. */
+  onState?: (state: WidgetState) => void;
+}
+
+export function Widget(props: WidgetProps) {
+  const [store] = useState(() => createWidgetStore(props.widget, props.files, props.engine, props.initial));
+  useEffect(() => connect(store, props.engine, props.initial), [store, props.engine]);
+  const { onState } = props;
+  useEffect(() => (onState ? store.subscribe(onState) : undefined), [store, onState]);
+  return <WidgetView {...props} store={store} />;
+}
+
+function WidgetView({ widget, locale, store }: WidgetProps & { store: WidgetStore }) {
+  const s = useStore(store);
+  const m = messages(locale);
+  const ix = s.index;
+  const cursor = s.pos.cursor;
+  const step = ix ? R.stepAt(ix, cursor) : undefined;
+  const active = s.status === 'paused' || s.status === 'finished';
+  const line = active && step ? step.line : undefined;
+  const previous = active && ix && s.status === 'paused' ? R.previousLine(ix, cursor) : undefined;
+  const variables = useMemo(() => (ix && active ? R.variablesAt(ix, cursor) : []), [ix, cursor, active]);
+  const diagramLine = ix && active ? R.latestLine(ix, widget.diagram.map((d) => d.line), cursor) : -1;
+  const actions = store.getState();
+  const steps = ix?.size ?? 0;
+
+  const onKeyDown = (event: KeyboardEvent) => {
+    const combo = `${event.shiftKey ? 'Shift+' : ''}${event.key}`;
+    const hit = ACTIONS.find((a) => a.keys === combo);
+    if (combo === 'F5') {
+      event.preventDefault();
+      if (s.status === 'paused') actions.resume();
+      else if (enabled('debug', s)) void actions.start('debug');
+      return;
+    }
+    if (hit && enabled(hit.action, s)) {
+      event.preventDefault();
+      hit.call(actions);
+    }
+  };
+
+  return (
+    <section
+      className="sl-widget"
+      data-widget={`${widget.lesson}/${widget.id}`}
+      aria-label={`${widget.file} · ${widget.symbol}`}
+      data-status={s.status}
+      data-step={active ? cursor + 1 : 0}
+      data-steps={steps}
+      data-line={line ?? ''}
+      data-breakpoints={s.breakpoints.join(',')}
+      data-scenario={s.scenario}
+      onKeyDown={onKeyDown}
+    >
+      <header className="sl-head">
+        <h3 className="sl-title">
+          <code>{widget.symbol}</code> <span className="sl-file">{widget.file}</span>
+        </h3>
+        <fieldset className="sl-scenarios">
+          <legend>{m.scenarios}</legend>
+          {widget.scenarios.map((sc) => (
+            <label key={sc.id}>
+              <input type="radio" name={`${widget.lesson}-${widget.id}-scenario`} value={sc.id} checked={s.scenario === sc.id} onChange={() => actions.setScenario(sc.id)} />
+              {sc.label[locale]}
+            </label>
+          ))}
+        </fieldset>
+      </header>
+
+      <div className="sl-toolbar" role="toolbar" aria-label={m.controls}>
+        {ACTIONS.map(({ action, keys, call }) => (
+          <button key={action} type="button" data-action={action} disabled={!enabled(action, s)} aria-keyshortcuts={keys} title={keys ? `${m[action]} (${keys})` : m[action]} onClick={() => call(actions)}>
+            {m[action]}
+          </button>
+        ))}
+      </div>
+
+      <StatusLine s={s} locale={locale} symbol={widget.symbol} />
+
+      <div className="sl-main">
+        <div className="sl-code-col">
+          <CodePane code={widget.code} firstLine={widget.firstLine} label={`${widget.file} · ${widget.symbol}. ${m.code}`} marks={{ breakpoints: s.breakpoints, current: line, previous, atBreakpoint: s.pos.reason === 'breakpoint' }} toggle={actions.toggleBreakpoint} />
+          <div className="sl-scrub">
+            <label>
+              <span>{steps ? t(locale, 'stepOf', { step: active ? cursor + 1 : 0, steps }) : m.step}</span>
+              <input type="range" min={0} max={Math.max(0, steps - 1)} value={Math.max(0, cursor)} disabled={!active || steps < 2} onChange={(e) => actions.goto(Number(e.target.value))} aria-valuetext={t(locale, 'stepOf', { step: cursor + 1, steps })} />
+            </label>
+            <span className="sl-bps">
+              {m.breakpoints}: {s.breakpoints.length ? s.breakpoints.join(', ') : m.none}
+            </span>
+          </div>
+        </div>
+        <div className="sl-side">
+          <section className="sl-panel" data-panel="variables" aria-label={m.variables}>
+            <h4>{m.variables}</h4>
+            {variables.length === 0 && !step?.value && !step?.exception ? <p className="sl-empty">{m.noVariables}</p> : null}
+            <ul className="sl-vars">
+              {variables.map((v) => (
+                <li key={v.name} data-var={v.name} data-changed={v.changed ? 'true' : 'false'} className={v.changed ? 'sl-changed' : undefined}>
+                  <ValueView value={v.value} locale={locale} name={v.name} />
+                  {v.changed && <span className="sl-badge">{m.changed}</span>}
+                </li>
+              ))}
+              {step?.event === 'return' && step.value && (
+                <li data-var="(return)" data-changed="true" className="sl-changed sl-return">
+                  <ValueView value={step.value} locale={locale} name={m.returnValue} />
+                </li>
+              )}
+              {step?.exception && (
+                <li data-var="(exception)" data-changed="true" className="sl-changed sl-exception">
+                  <span className="sl-name">{m.raised}</span> = {step.exception.type}: {step.exception.message}
+                </li>
+              )}
+            </ul>
+          </section>
+          <OutputPanel s={s} locale={locale} />
+        </div>
+      </div>
+
+      <section className="sl-panel" data-panel="diagram" aria-label={m.diagram}>
+        <h4>{m.diagram}</h4>
+        <ol className="sl-diagram">
+          {widget.diagram.map((d) => {
+            const visited = ix && active ? (ix.lineHits.get(d.line) ?? []).some((h) => h <= cursor) : false;
+            return (
+              <li key={d.line} aria-current={d.line === diagramLine ? 'step' : undefined} data-line={d.line} className={visited ? 'sl-visited' : undefined}>
+                <span className="sl-diagram-line">{d.line}</span> {d.caption[locale]}
+              </li>
+            );
+          })}
+        </ol>
+      </section>
+
+      <details className="sl-panel" data-panel="harness">
+        <summary>
+          {m.harness} <code>{widget.harness.file}</code>
+        </summary>
+        <p className="sl-note">{t(locale, 'harnessNote', { file: widget.harness.file })}</p>
+        <NumberedCode text={actions.harnessText()} first={1} />
+      </details>
+
+      {widget.standins.length > 0 && (
+        <div className="sl-standins">
+          <h4>{m.standins}</h4>
+          {widget.standins.map((st) => (
+            <details key={`${st.kind}-${st.symbol}`} data-standin={st.kind} className="sl-panel">
+              <summary>
+                <span className="sl-kind">{st.kind}</span> {st.title[locale]} <code>{st.file}</code>
+              </summary>
+              <NumberedCode text={st.code} first={st.firstLine} />
+            </details>
+          ))}
+        </div>
+      )}
+    </section>
+  );
+}
+
+function NumberedCode({ text, first }: { text: string; first: number }) {
+  return (
+    <pre className="sl-listing">
+      {text.split('\n').map((l, i) => (
+        <span key={i} className="sl-listing-line">
+          <span className="sl-ln" aria-hidden="true">
+            {i + first}
+          </span>
+          {l}
+          {'\n'}
+        </span>
+      ))}
+    </pre>
+  );
+}
+
+function StatusLine({ s, locale, symbol }: { s: WidgetState; locale: Locale; symbol: string }) {
+  const ix = s.index;
+  let text: string;
+  if (s.status === 'error') text = t(locale, 'status.error', { message: s.error ?? '' });
+  else if (s.status === 'running') text = t(locale, 'status.running', { symbol });
+  else if (s.status === 'loading' || (s.status === 'idle' && s.engine.state === 'loading'))
+    text = s.engine.state === 'loading' ? `${t(locale, `status.loading.${s.engine.phase}`)}${s.status === 'idle' ? ` ${t(locale, 'status.idleLoading')}` : ''}` : t(locale, 'status.running', { symbol });
+  else if (s.status === 'idle') text = s.engine.state === 'error' ? t(locale, 'status.error', { message: s.engine.message }) : t(locale, 'status.idle');
+  else if (s.status === 'paused' && ix) {
+    const step = ix.trace.steps[s.pos.cursor]!;
+    const why = s.pos.reason === 'breakpoint' ? t(locale, 'status.paused.breakpoint') : `, ${messages(locale).event[step.event]}`;
+    text = t(locale, 'status.paused', { line: step.line, step: s.pos.cursor + 1, steps: ix.size, why });
+  } else {
+    const error = ix?.trace.error;
+    text = error ? t(locale, 'status.finishedError', { error: error.type, steps: ix?.size ?? 0 }) : t(locale, 'status.finished', { steps: ix?.size ?? 0 });
+  }
+  const truncated = ix?.trace.truncated && (s.status === 'paused' || s.status === 'finished') ? t(locale, `status.truncated.${ix.trace.truncated}`) : '';
+  return (
+    <p className="sl-status" role="status" aria-live="polite" data-engine={s.engine.state}>
+      {text}
+      {truncated && <span className="sl-warning"> {truncated}</span>}
+    </p>
+  );
+}
+
+function OutputPanel({ s, locale }: { s: WidgetState; locale: Locale }) {
+  const m = messages(locale);
+  const ix = s.index;
+  const out = ix && (s.status === 'paused' || s.status === 'finished') ? R.stdoutAt(ix, s.pos) : '';
+  const trace = ix?.trace;
+  const finished = s.status === 'finished';
+  return (
+    <section className="sl-panel" data-panel="output" aria-label={m.output}>
+      <h4>{m.output}</h4>
+      <pre className="sl-stdout">{out || m.noOutput}</pre>
+      {finished && trace?.outcome && (
+        <div className="sl-outcome" data-outcome="">
+          <strong>{m.outcome}</strong> <ValueView value={trace.outcome} locale={locale} name="outcome" />
+        </div>
+      )}
+      {finished && trace?.error && (
+        <p className="sl-error" data-error={trace.error.type}>
+          {trace.error.type}: {trace.error.message}
+          {trace.error.frames?.length ? ` (${trace.error.frames.map((f) => `${f.file}:${f.line}`).join(' → ')})` : ''}
+        </p>
+      )}
+      {s.status === 'error' && s.error && (
+        <p className="sl-error" data-error="run">
+          {s.error}
+        </p>
+      )}
+    </section>
+  );
+}

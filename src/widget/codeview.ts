@@ -1,0 +1,101 @@
+/**
+ * The read-only CodeMirror view of a widget's function, as extensions over immutable state:
+ * real file line numbers, a breakpoint gutter, current and just-run line highlights, F9.
+ */
+import { python } from '@codemirror/lang-python';
+import { defaultHighlightStyle, syntaxHighlighting } from '@codemirror/language';
+import { EditorState, RangeSet, StateEffect, StateField, type Extension } from '@codemirror/state';
+import { Decoration, EditorView, GutterMarker, gutter, gutterLineClass, keymap, lineNumbers, type DecorationSet } from '@codemirror/view';
+
+export interface Marks {
+  breakpoints: number[];
+  /** File line numbers. */
+  current?: number;
+  previous?: number;
+  /** Whether the current line is at a breakpoint hit. */
+  atBreakpoint?: boolean;
+}
+
+export const setMarks = StateEffect.define<Marks>();
+
+const marksField = StateField.define<Marks>({
+  create: () => ({ breakpoints: [] }),
+  update: (value, tr) => tr.effects.reduce((v, e) => (e.is(setMarks) ? e.value : v), value),
+});
+
+class BreakpointMarker extends GutterMarker {
+  override toDOM() {
+    const dot = document.createElement('span');
+    dot.className = 'sl-bp-dot';
+    dot.setAttribute('aria-hidden', 'true');
+    return dot;
+  }
+}
+const breakpointMarker = new BreakpointMarker();
+class LineClass extends GutterMarker {
+  constructor(override elementClass: string) {
+    super();
+  }
+}
+const bpLineClass = new LineClass('sl-has-bp');
+const currentLineClass = new LineClass('sl-gutter-current');
+
+export function codeView(options: { firstLine: number; label: string; toggle: (fileLine: number) => void }): Extension {
+  const offset = options.firstLine - 1;
+  const toFile = (state: EditorState, pos: number) => state.doc.lineAt(pos).number + offset;
+  const linesOf = (state: EditorState, lines: number[]) => {
+    const doc = state.doc;
+    return lines.filter((l) => l - offset >= 1 && l - offset <= doc.lines).map((l) => doc.line(l - offset).from);
+  };
+  const toggleAt = (view: EditorView, pos: number) => {
+    options.toggle(toFile(view.state, pos));
+    return true;
+  };
+  const decorations = EditorView.decorations.compute([marksField], (state): DecorationSet => {
+    const m = state.field(marksField);
+    const ranges = [];
+    const [prev] = m.previous !== undefined && m.previous !== m.current ? linesOf(state, [m.previous]) : [];
+    const [cur] = m.current !== undefined ? linesOf(state, [m.current]) : [];
+    if (prev !== undefined) ranges.push({ from: prev, deco: Decoration.line({ class: 'sl-just-ran' }) });
+    if (cur !== undefined) ranges.push({ from: cur, deco: Decoration.line({ class: m.atBreakpoint ? 'sl-current sl-current-bp' : 'sl-current', attributes: { 'data-current': 'true' } }) });
+    ranges.sort((a, b) => a.from - b.from);
+    return Decoration.set(ranges.map((r) => r.deco.range(r.from)));
+  });
+  const gutterClasses = gutterLineClass.compute([marksField], (state) => {
+    const m = state.field(marksField);
+    const marks = [...linesOf(state, m.breakpoints).map((from) => bpLineClass.range(from)), ...linesOf(state, m.current !== undefined ? [m.current] : []).map((from) => currentLineClass.range(from))];
+    return RangeSet.of(marks, true);
+  });
+  return [
+    marksField,
+    EditorState.readOnly.of(true),
+    EditorView.contentAttributes.of({ 'aria-label': options.label, 'aria-readonly': 'true' }),
+    gutter({
+      class: 'sl-bp-gutter',
+      markers: (view) => RangeSet.of(linesOf(view.state, view.state.field(marksField).breakpoints).map((from) => breakpointMarker.range(from)), true),
+      initialSpacer: () => breakpointMarker,
+      domEventHandlers: { mousedown: (view, block) => toggleAt(view, block.from) },
+    }),
+    lineNumbers({
+      formatNumber: (n) => String(n + offset),
+      domEventHandlers: { mousedown: (view, block) => toggleAt(view, block.from) },
+    }),
+    gutterClasses,
+    decorations,
+    keymap.of([{ key: 'F9', run: (view) => toggleAt(view, view.state.selection.main.head), preventDefault: true }]),
+    python(),
+    syntaxHighlighting(defaultHighlightStyle),
+    EditorView.theme({
+      '&': { fontSize: '14px' },
+      '.cm-content': { fontFamily: 'var(--sl-mono)' },
+      '.cm-gutters': { fontFamily: 'var(--sl-mono)' },
+    }),
+  ];
+}
+
+/** Scroll so that a file line is visible, if it is in the view. */
+export function scrollToLine(view: EditorView, fileLine: number, firstLine: number) {
+  const n = fileLine - firstLine + 1;
+  if (n < 1 || n > view.state.doc.lines) return;
+  view.dispatch({ effects: EditorView.scrollIntoView(view.state.doc.line(n).from, { y: 'nearest' }) });
+}

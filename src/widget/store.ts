@@ -1,0 +1,140 @@
+/** One vanilla zustand store per widget: all of its state, and the actions that change it. */
+import { createStore, type StoreApi } from 'zustand/vanilla';
+import type { Widget } from '../lessons/types';
+import { widgetRequest, scenarioOf } from '../lessons/run';
+import * as R from '../replay/replay';
+import type { EngineStatus } from '../runtime/client';
+import { harnessText } from '../runtime/request';
+import type { RunRequest, Trace } from '../trace/types';
+
+/** What the store needs of the Python engine (the page's worker client, or a test double's real engine). */
+export interface EngineLike {
+  status: EngineStatus;
+  subscribe(listener: (status: EngineStatus) => void): () => void;
+  run(request: RunRequest): Promise<Trace>;
+}
+
+export type Status = 'idle' | 'loading' | 'running' | 'paused' | 'finished' | 'error';
+export type Mode = 'run' | 'debug' | 'step';
+
+export interface WidgetState {
+  scenario: string;
+  breakpoints: number[];
+  status: Status;
+  engine: EngineStatus;
+  index: R.ReplayIndex | null;
+  pos: R.Position;
+  error: string | null;
+  /** Bumped by every start, reset and scenario switch; late results of older runs are dropped. */
+  generation: number;
+}
+
+export interface WidgetActions {
+  start(mode: Mode): Promise<void>;
+  resume(): void;
+  reverseResume(): void;
+  stepInto(): void;
+  stepOver(): void;
+  stepOut(): void;
+  stepBack(): void;
+  goto(cursor: number): void;
+  reset(): void;
+  setScenario(id: string): void;
+  toggleBreakpoint(line: number): void;
+  harnessText(): string;
+}
+
+export type WidgetStore = StoreApi<WidgetState & WidgetActions>;
+
+export interface Initial {
+  scenario?: string;
+  breakpoints?: number[];
+  /** Open paused at this step once the trace is in (a deep link). */
+  step?: number;
+}
+
+function statusFor(pos: R.Position): Status {
+  return pos.phase === 'idle' ? 'idle' : pos.phase;
+}
+
+export function createWidgetStore(widget: Widget, files: Record<string, string>, engine: EngineLike, initial: Initial = {}): WidgetStore {
+  const valid = (line: number) => Number.isInteger(line) && line >= widget.firstLine && line <= widget.lastLine;
+  const scenario = widget.scenarios.some((s) => s.id === initial.scenario) ? initial.scenario! : widget.scenarios[0]!.id;
+  const store = createStore<WidgetState & WidgetActions>()((set, get) => {
+    /** Apply a pure replay move to the current trace. */
+    const move = (f: (ix: R.ReplayIndex, pos: R.Position, bps: number[]) => R.Position, startMode?: Mode) => {
+      const { index, pos, breakpoints, status } = get();
+      if (status === 'running' || status === 'loading') return;
+      if (!index || pos.phase === 'idle') {
+        if (startMode) void get().start(startMode);
+        return;
+      }
+      const next = f(index, pos, breakpoints);
+      if (next !== pos) set({ pos: next, status: statusFor(next) });
+    };
+    return {
+      scenario,
+      breakpoints: [...new Set((initial.breakpoints ?? []).filter(valid))].sort((a, b) => a - b),
+      status: 'idle',
+      engine: engine.status,
+      index: null,
+      pos: R.IDLE,
+      error: null,
+      generation: 0,
+
+      async start(mode) {
+        const generation = get().generation + 1;
+        set({ generation, status: engine.status.state === 'ready' ? 'running' : 'loading', error: null, index: null, pos: R.IDLE });
+        let trace: Trace;
+        try {
+          trace = await engine.run(widgetRequest(files, widget, get().scenario));
+        } catch (error) {
+          if (get().generation === generation) set({ status: 'error', error: (error as Error).message });
+          return;
+        }
+        if (get().generation !== generation) return;
+        const index = R.indexTrace(trace);
+        if (!trace.steps.length && trace.error) {
+          set({ index, status: 'error', error: `${trace.error.type}: ${trace.error.message}` });
+          return;
+        }
+        const pos = mode === 'run' ? R.run(index) : mode === 'step' ? R.goto(index, 0) : R.debug(index, get().breakpoints);
+        set({ index, pos, status: statusFor(pos) });
+      },
+      resume: () => move((ix, pos, bps) => R.resume(ix, pos, bps), 'debug'),
+      reverseResume: () => move((ix, pos, bps) => R.reverseResume(ix, pos, bps)),
+      stepInto: () => move((ix, pos) => R.stepInto(ix, pos), 'step'),
+      stepOver: () => move((ix, pos) => R.stepOver(ix, pos), 'step'),
+      stepOut: () => move((ix, pos) => R.stepOut(ix, pos), 'step'),
+      stepBack: () => move((ix, pos) => R.stepBack(ix, pos)),
+      goto: (cursor) => move((ix) => R.goto(ix, cursor)),
+      reset: () => set({ generation: get().generation + 1, index: null, pos: R.IDLE, status: 'idle', error: null }),
+      setScenario(id) {
+        scenarioOf(widget, id);
+        if (id === get().scenario) return;
+        set({ scenario: id, breakpoints: [], generation: get().generation + 1, index: null, pos: R.IDLE, status: 'idle', error: null });
+      },
+      toggleBreakpoint(line) {
+        if (!valid(line)) return;
+        const { breakpoints } = get();
+        set({ breakpoints: breakpoints.includes(line) ? breakpoints.filter((l) => l !== line) : [...breakpoints, line].sort((a, b) => a - b) });
+      },
+      harnessText: () => harnessText(scenarioOf(widget, get().scenario).inputs, widget.harness.code),
+    };
+  });
+  return store;
+}
+
+/** Follow the engine's status; for a deep link, open paused at the recorded step. Returns the disconnect. */
+export function connect(store: WidgetStore, engine: EngineLike, initial: Initial = {}): () => void {
+  store.setState({ engine: engine.status });
+  const off = engine.subscribe((status) => store.setState({ engine: status }));
+  if (initial.step !== undefined && store.getState().status === 'idle') {
+    const step = initial.step;
+    void store
+      .getState()
+      .start('step')
+      .then(() => store.getState().goto(step));
+  }
+  return off;
+}
