@@ -1,0 +1,171 @@
+import { expect, test, type Locator, type Page } from '@playwright/test';
+import { action, gutterNumber, lineOf, openLesson, widget } from './helpers';
+
+const CALLBACK = lineOf('core/runtime.py', 'answer = callback(view)');
+const FIRST = lineOf('core/runtime.py', 'def run_hooks(hooks, event, payload):');
+
+async function pausedAt(w: Locator, line: number) {
+  await expect(w).toHaveAttribute('data-status', 'paused');
+  await expect(w).toHaveAttribute('data-line', String(line));
+  return Number(await w.getAttribute('data-step'));
+}
+
+test.describe('run_hooks widget', () => {
+  test.beforeEach(async ({ page }) => openLesson(page));
+
+  test('Continue re-hits the callback breakpoint in "pass" but not in "block"', async ({ page }) => {
+    const w = widget(page, 'run_hooks');
+    await gutterNumber(w, CALLBACK).click();
+    await expect(w).toHaveAttribute('data-breakpoints', String(CALLBACK));
+    await action(w, 'debug').click();
+    const first = await pausedAt(w, CALLBACK);
+    await expect(w.locator('[data-panel="diagram"] [aria-current="step"]')).toContainText('Call the callback');
+    await expect(w.locator('[role="status"]')).toContainText(`Paused at line ${CALLBACK}`);
+    await action(w, 'continue').click();
+    const second = await pausedAt(w, CALLBACK);
+    expect(second).toBeGreaterThan(first);
+    await expect(w.locator('[data-var="callback"]')).toContainText('check_program');
+    await action(w, 'continue').click();
+    await expect(w).toHaveAttribute('data-status', 'finished');
+    await expect(w.locator('[data-panel="output"]')).toContainText("'blocked': None");
+
+    // switching the scenario resets the replay and clears the breakpoints
+    await w.locator('input[type="radio"][value="block"]').check();
+    await expect(w).toHaveAttribute('data-scenario', 'block');
+    await expect(w).toHaveAttribute('data-breakpoints', '');
+    await expect(w).toHaveAttribute('data-status', 'idle');
+    await expect(w).toHaveAttribute('data-steps', '0');
+    await gutterNumber(w, CALLBACK).click();
+    await action(w, 'debug').click();
+    await pausedAt(w, CALLBACK);
+    await expect(w.locator('[data-var="callback"]')).toContainText('deny_run_main');
+    await action(w, 'continue').click();
+    await expect(w).toHaveAttribute('data-status', 'finished');
+    await expect(w.locator('[data-outcome]')).toContainText('run_main is switched off in this demo');
+    await expect(w.locator('[data-panel="output"]')).toContainText('callbacks that ran: deny_run_main');
+  });
+
+  test('a second click removes the breakpoint; with none, Debug runs to the end', async ({ page }) => {
+    const w = widget(page, 'run_hooks');
+    await gutterNumber(w, CALLBACK).click();
+    await gutterNumber(w, CALLBACK).click();
+    await expect(w).toHaveAttribute('data-breakpoints', '');
+    await action(w, 'debug').click();
+    await expect(w).toHaveAttribute('data-status', 'finished');
+  });
+
+  test('stepping: into, over, back, out; variables show copies as different objects', async ({ page }) => {
+    const w = widget(page, 'run_hooks');
+    await gutterNumber(w, CALLBACK).click();
+    await action(w, 'debug').click();
+    const at = await pausedAt(w, CALLBACK);
+    const payloadId = await w.locator('[data-var="payload"] .sl-id').first().textContent();
+    const viewId = await w.locator('[data-var="view"] .sl-id').first().textContent();
+    expect(payloadId).toMatch(/^#\d+$/);
+    expect(viewId).toMatch(/^#\d+$/);
+    expect(viewId).not.toBe(payloadId);
+
+    await action(w, 'step-over').click();
+    await expect(w).toHaveAttribute('data-step', String(at + 1));
+    await expect(w.locator('[data-var="answer"]')).toHaveAttribute('data-changed', 'true');
+    await action(w, 'step-back').click();
+    await expect(w).toHaveAttribute('data-step', String(at));
+    await expect(w).toHaveAttribute('data-line', String(CALLBACK));
+    await action(w, 'step-into').click();
+    await expect(w).toHaveAttribute('data-step', String(at + 1));
+    await action(w, 'step-out').click();
+    await expect(w).toHaveAttribute('data-status', 'finished');
+    await expect(w.locator('[data-var="(return)"]')).toContainText('blocked');
+    await action(w, 'reverse-continue').click();
+    await expect(w).toHaveAttribute('data-line', String(CALLBACK));
+    await action(w, 'reset').click();
+    await expect(w).toHaveAttribute('data-status', 'idle');
+    await expect(w).toHaveAttribute('data-breakpoints', String(CALLBACK));
+  });
+
+  test('the scrubber moves the cursor; stdout and outcome follow it', async ({ page }) => {
+    const w = widget(page, 'run_hooks');
+    await action(w, 'run').click();
+    await expect(w).toHaveAttribute('data-status', 'finished');
+    const steps = Number(await w.getAttribute('data-steps'));
+    const range = w.locator('input[type="range"]');
+    await range.focus();
+    await page.keyboard.press('Home');
+    await expect(w).toHaveAttribute('data-step', '1');
+    await expect(w).toHaveAttribute('data-line', String(FIRST));
+    await expect(w.locator('[data-outcome]')).toHaveCount(0);
+    await page.keyboard.press('End');
+    await expect(w).toHaveAttribute('data-step', String(steps));
+    await expect(w).toHaveAttribute('data-status', 'finished');
+  });
+
+  test('an exception scenario shows the error and where it came from', async ({ page }) => {
+    const w = widget(page, 'run_hooks');
+    await w.locator('input[type="radio"][value="bad_event"]').check();
+    await action(w, 'run').click();
+    await expect(w).toHaveAttribute('data-status', 'finished');
+    await expect(w.locator('[data-error="ValueError"]')).toContainText("unknown hook event: 'during'");
+    await expect(w.locator('[role="status"]')).toContainText('ValueError');
+  });
+
+  test('harness and stand-ins expand; the harness shows the scenario inputs', async ({ page }) => {
+    const w = widget(page, 'run_hooks');
+    await w.locator('[data-panel="harness"] summary').click();
+    await expect(w.locator('[data-panel="harness"]')).toContainText("before = [\"note_call\", \"check_program\"]");
+    await w.locator('input[type="radio"][value="says_allow"]').check();
+    await expect(w.locator('[data-panel="harness"]')).toContainText("before = [\"says_allow\", \"note_call\"]");
+    const proc = w.locator('details[data-standin="process"]');
+    await proc.locator('summary').click();
+    await expect(proc).toHaveAttribute('open', '');
+    await expect(proc).toContainText('class FakeProcess');
+  });
+});
+
+async function tabTo(page: Page, selector: string, max = 80) {
+  for (let i = 0; i < max; i++) {
+    await page.keyboard.press('Tab');
+    if (await page.evaluate((s) => document.activeElement?.matches(s) ?? false, selector)) return;
+  }
+  throw new Error(`Tab never reached ${selector}`);
+}
+
+test('keyboard only: F9 in the code, F5 debugs, F8 continues, F10 and Shift+F10 step, Enter on Reset, arrows pick a scenario', async ({ page }) => {
+  await openLesson(page);
+  const w = widget(page, 'run_hooks');
+  await tabTo(page, 'section[data-widget="s04-hooks/run_hooks"] .cm-content');
+  for (let i = 0; i < CALLBACK - FIRST; i++) await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('F9');
+  await expect(w).toHaveAttribute('data-breakpoints', String(CALLBACK));
+  await page.keyboard.press('F5');
+  const first = await pausedAt(w, CALLBACK);
+  await page.keyboard.press('F8');
+  const second = await pausedAt(w, CALLBACK);
+  expect(second).toBeGreaterThan(first);
+  await page.keyboard.press('F10');
+  await expect(w).toHaveAttribute('data-step', String(second + 1));
+  await expect(w).not.toHaveAttribute('data-line', String(CALLBACK));
+  await page.keyboard.press('Shift+F10');
+  await pausedAt(w, CALLBACK);
+  // buttons by Tab + Enter
+  await page.keyboard.press('Shift+Tab');
+  await page.keyboard.press('Shift+Tab');
+  await tabTo(page, 'section[data-widget="s04-hooks/run_hooks"] [data-action="reset"]');
+  await page.keyboard.press('Enter');
+  await expect(w).toHaveAttribute('data-status', 'idle');
+  // radios by arrow keys; the change clears breakpoints
+  await tabTo(page, 'section[data-widget="s04-hooks/run_hooks"] input[type="radio"]');
+  await page.keyboard.press('ArrowRight');
+  await expect(w).toHaveAttribute('data-scenario', 'block');
+  await expect(w).toHaveAttribute('data-breakpoints', '');
+  const focusOutline = await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle);
+  expect(focusOutline).not.toBe('none');
+});
+
+test('the UI speaks Chinese with ?lang=zh', async ({ page }) => {
+  await openLesson(page, undefined, 'zh');
+  const w = widget(page, 'run_hooks');
+  await expect(w.getByRole('button', { name: '调试' })).toBeVisible();
+  await expect(w.getByRole('button', { name: '单步跳过' })).toBeVisible();
+  await expect(w.locator('[role="status"]')).toContainText('就绪');
+  await expect(page.locator('h1')).toContainText('钩子');
+});
