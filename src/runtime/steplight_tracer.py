@@ -23,6 +23,14 @@ DEFAULT_LIMITS = {
 }
 CONTAINERS = ((dict, "dict"), (list, "list"), (tuple, "tuple"), (set, "set"), (frozenset, "frozenset"))
 CALLABLES = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.LambdaType)
+NONE, TRUE, FALSE = {"t": "none"}, {"t": "bool", "v": True}, {"t": "bool", "v": False}
+SCALARS = {
+    type(None): lambda enc, v: NONE,
+    bool: lambda enc, v: TRUE if v else FALSE,
+    int: lambda enc, v: enc.big_int(v),
+    float: lambda enc, v: enc.float_value(v),
+}
+SHARED = {str, types.FunctionType, types.BuiltinFunctionType}
 
 
 class StopRun(BaseException):
@@ -75,6 +83,7 @@ class Encoder:
         self.items = limits["items"]
         self.depth = limits["depth"]
         self.refs = {}
+        self.shared = {}  # id -> (object, its encoding) for values that never change
 
     def ref(self, obj):
         hit = self.refs.get(id(obj))
@@ -91,22 +100,17 @@ class Encoder:
 
     def encode(self, value, depth=0, path=()):
         kind = type(value)
-        if value is None:
-            return {"t": "none"}
-        if kind is bool:
-            return {"t": "bool", "v": value}
-        if kind is int:
-            if -(2**53) < value < 2**53:
-                return {"t": "int", "v": value}
-            try:
-                digits = int.__repr__(value)
-            except ValueError:
-                digits = "<int of %d bits>" % value.bit_length()
-            return self.text(digits, "bigint")
-        if kind is float:
-            return {"t": "float", "v": value if value == value and abs(value) != float("inf") else repr(value)}
-        if kind is str:
-            return self.text(value, "str")
+        fast = SCALARS.get(kind)
+        if fast is not None:
+            return fast(self, value)
+        if kind in SHARED:
+            # strings and functions do not change: encode each object once, share the result
+            hit = self.shared.get(id(value))
+            if hit is not None and hit[0] is value:
+                return hit[1]
+            out = self.str_value(value) if kind is str else self.callable(value)
+            self.shared[id(value)] = (value, out)
+            return out
         if kind is bytes:
             return self.text(bytes.__repr__(value[: self.str_len]), "bytes")
         for base, name in CONTAINERS:
@@ -120,13 +124,31 @@ class Encoder:
                 "args": [self.encode(a, depth + 1, path) for a in BaseException.__getattribute__(value, "args")[: self.items]],
             }
         if issubclass(kind, CALLABLES):
-            name = getattr(value, "__qualname__", None) or getattr(value, "__name__", "?")
-            return {"t": "func", "name": str(name), "id": self.ref(value)}
+            return self.callable(value)
         if issubclass(kind, type):
             return {"t": "class", "name": type.__getattribute__(value, "__qualname__")}
         if kind is types.ModuleType:
             return {"t": "module", "name": value.__name__}
         return self.instance(value, kind, depth, path)
+
+    def str_value(self, value):
+        return self.text(value, "str")
+
+    def callable(self, value):
+        name = getattr(value, "__qualname__", None) or getattr(value, "__name__", "?")
+        return {"t": "func", "name": str(name), "id": self.ref(value)}
+
+    def big_int(self, value):
+        if -(2**53) < value < 2**53:
+            return {"t": "int", "v": value}
+        try:
+            digits = int.__repr__(value)
+        except ValueError:
+            digits = "<int of %d bits>" % value.bit_length()
+        return self.text(digits, "bigint")
+
+    def float_value(self, value):
+        return {"t": "float", "v": value if value == value and abs(value) != float("inf") else repr(value)}
 
     def container(self, value, base, name, kind, depth, path):
         ident = self.ref(value)

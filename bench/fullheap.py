@@ -1,0 +1,68 @@
+"""A baseline for the benchmark: a bdb tracer that snapshots the whole heap at every step.
+
+This is the classic teaching-tracer design (every frame traced by bdb; at each
+line of user code, every frame's locals and the globals are encoded, following
+every reachable object). Steplight's tracer is measured against it.
+"""
+import bdb
+import json
+
+
+class FullHeapTracer(bdb.Bdb):
+    def __init__(self, user_root):
+        super().__init__()
+        self.user_root = user_root
+        self.steps = 0
+        self.bytes = 0  # snapshots are serialized as they are taken and only their size is kept
+
+    def encode(self, value, heap):
+        kind = type(value)
+        if value is None or kind in (bool, int, float, str):
+            return value
+        key = id(value)
+        if key not in heap:
+            heap[key] = None  # placeholder: cycles end here
+            if kind in (list, tuple, set, frozenset):
+                heap[key] = [kind.__name__] + [self.encode(v, heap) for v in value]
+            elif kind is dict:
+                heap[key] = ["dict"] + [[self.encode(k, heap), self.encode(v, heap)] for k, v in value.items()]
+            elif hasattr(value, "__dict__") and not callable(value):
+                heap[key] = ["instance", kind.__name__] + [[k, self.encode(v, heap)] for k, v in vars(value).items()]
+            else:
+                heap[key] = ["other", repr(value)]
+        return ["ref", key]
+
+    def snapshot(self, frame, event):
+        if not frame.f_code.co_filename.startswith(self.user_root):
+            return
+        heap = {}
+        stack = []
+        f = frame
+        while f is not None:
+            if f.f_code.co_filename.startswith(self.user_root):
+                stack.append({"func": f.f_code.co_name, "line": f.f_lineno,
+                              "locals": {k: self.encode(v, heap) for k, v in f.f_locals.items()}})
+            f = f.f_back
+        user_globals = {k: self.encode(v, heap) for k, v in frame.f_globals.items()
+                        if not k.startswith("__") and not callable(v) and type(v).__name__ != "module"}
+        snapshot = {"event": event, "stack": stack, "globals": user_globals, "heap": heap}
+        self.bytes += len(json.dumps(snapshot, default=str))
+        self.steps += 1
+
+    def user_call(self, frame, argument_list):
+        self.snapshot(frame, "call")
+
+    def user_line(self, frame):
+        self.snapshot(frame, "line")
+
+    def user_return(self, frame, value):
+        self.snapshot(frame, "return")
+
+    def user_exception(self, frame, info):
+        self.snapshot(frame, "exception")
+
+
+def trace_full_heap(code, namespace, user_root):
+    tracer = FullHeapTracer(user_root)
+    tracer.runctx(code, namespace, namespace)
+    return tracer.steps

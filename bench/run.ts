@@ -1,0 +1,152 @@
+/**
+ * npm run bench: tracer cost per step (1k/10k/100k steps) against an untraced run and against a
+ * full-heap bdb tracer, replay move latency on a real 100k-step trace, and the JS bundle size.
+ * Prints a table and writes bench/results/latest.json.
+ */
+import { execSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { loadPyodide } from 'pyodide';
+import { findWidget, loadLesson } from '../src/lessons/load';
+import { buildRequest } from '../src/runtime/request';
+import { createRunner } from '../src/runtime/runner';
+import { tracerSource } from '../src/runtime/node';
+import * as R from '../src/replay/replay';
+
+const lesson = loadLesson(resolve('lessons/s04-hooks'));
+const widget = findWidget(lesson, 'run_hooks');
+/**
+ * The hook workload: an agent session of `calls` tool calls, each through execute_hooked with the
+ * course hooks (audit before, maintenance check, audit after), half of them reads and half runs.
+ * The traced function is run_hooks (about 31 steps per tool call).
+ */
+const harness = (calls: number) => `from core.runtime import build_hooks, execute_hooked
+from core.standins import FakeProcess, MemoryFiles
+log = []
+hooks = build_hooks(log)
+env = {"files": MemoryFiles({"notes.txt": "remember the milk"}), "process": FakeProcess(0)}
+for i in range(${calls}):
+    if i % 2:
+        call = {"id": "c%d" % i, "name": "read_file", "params": {"path": "notes.txt"}}
+    else:
+        call = {"id": "c%d" % i, "name": "run_main", "params": {"program": "tests.py"}}
+    outcome = execute_hooked(call, hooks, env, lambda call: True)
+`;
+const STEPS_PER_CALL = 31;
+const callbacksFor = (steps: number) => Math.max(1, Math.round(steps / STEPS_PER_CALL));
+
+const time = (f: () => void) => {
+  const t = performance.now();
+  f();
+  return performance.now() - t;
+};
+const best = (n: number, f: () => void) => Math.min(...Array.from({ length: n }, () => time(f)));
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+
+async function main() {
+  const py = await loadPyodide();
+  const runner = createRunner(py, tracerSource());
+  const request = (callbacks: number) =>
+    buildRequest({ lesson: 's04-hooks', files: lesson.files, source: widget.file, symbol: widget.symbol, harness: { file: 'harness/bench.py', code: harness(callbacks) }, inputs: {} }, { maxSteps: 1_000_000, timeoutMs: 600_000 });
+  const root = '/steplight/lessons/s04-hooks';
+  runner.run(request(1)); // writes the lesson files
+  py.runPython(readFileSync(resolve('bench/fullheap.py'), 'utf8'));
+  const untraced = (callbacks: number) => py.runPython(`import os\nos.chdir(${JSON.stringify(root)})\nexec(compile(${JSON.stringify(harness(callbacks))}, "bench", "exec"), {"__name__": "bench"})`);
+  const fullHeap = (callbacks: number) => py.runPython(`trace_full_heap(compile(${JSON.stringify(harness(callbacks))}, ${JSON.stringify(`${root}/harness/bench.py`)}, "exec"), {"__name__": "bench"}, ${JSON.stringify(root)})`) as number;
+
+  const tracer: Record<string, unknown>[] = [];
+  let trace100k = null as ReturnType<typeof runner.run> | null;
+  for (const target of [1_000, 10_000, 100_000]) {
+    const callbacks = callbacksFor(target);
+    let steps = 0;
+    const reps = target >= 100_000 ? 2 : 5;
+    const traced = best(reps, () => {
+      const trace = runner.run(request(callbacks));
+      steps = trace.steps.length;
+      if (target === 100_000) trace100k = trace;
+    });
+    const plain = best(reps, () => untraced(callbacks));
+    tracer.push({ steps, tracedMs: +traced.toFixed(1), untracedMs: +plain.toFixed(1), usPerStep: +(((traced - plain) * 1000) / steps).toFixed(2), ratioToUntraced: +(traced / plain).toFixed(1) });
+  }
+
+  // the full-heap bdb baseline on the 10k-step workload
+  const callbacks10k = callbacksFor(10_000);
+  let fullSteps = 0;
+  const fullMs = best(1, () => (fullSteps = fullHeap(callbacks10k))); // one run: it takes minutes
+  const ours10k = tracer[1]!;
+  const ourSteps = ours10k.steps as number;
+  const baseline = {
+    workloadSteps: ourSteps,
+    fullHeapMs: +fullMs.toFixed(1),
+    fullHeapSnapshots: fullSteps,
+    steplightMs: ours10k.tracedMs,
+    usPerTargetStep: { steplight: +(((ours10k.tracedMs as number) * 1000) / ourSteps).toFixed(2), fullHeap: +((fullMs * 1000) / ourSteps).toFixed(2) },
+    speedup: +(fullMs / (ours10k.tracedMs as number)).toFixed(1),
+  };
+
+  // replay move latency over the real 100k-step trace
+  const t100 = trace100k!;
+  const buildMs = time(() => R.indexTrace(t100));
+  const ix = R.indexTrace(t100);
+  const line = widget.firstLine + (widget.code.split('\n').findIndex((l) => l.includes('answer = callback(view)')) ?? 0);
+  const moves: [string, (p: R.Position) => R.Position][] = [
+    ['continue', (p) => R.resume(ix, p, [line])],
+    ['step-over', (p) => R.stepOver(ix, p)],
+    ['step-into', (p) => R.stepInto(ix, p)],
+    ['step-back', (p) => R.stepBack(ix, p)],
+    ['reverse-continue', (p) => R.reverseResume(ix, p, [line])],
+    ['goto+variables', (p) => (R.variablesAt(ix, p.cursor), R.goto(ix, (p.cursor * 7919 + 13) % ix.size))],
+  ];
+  const replay: Record<string, unknown>[] = [];
+  for (const [name, move] of moves) {
+    const samples: number[] = [];
+    let pos = R.goto(ix, Math.floor(ix.size / 2));
+    for (let k = 0; k < 20_000; k++) {
+      const t = performance.now();
+      pos = move(pos);
+      R.variablesAt(ix, pos.cursor);
+      samples.push(performance.now() - t);
+      if (pos.phase !== 'paused') pos = R.goto(ix, (k * 104729) % ix.size);
+    }
+    replay.push({ move: name, steps: ix.size, p50us: +(pct(samples, 50) * 1000).toFixed(1), p95us: +(pct(samples, 95) * 1000).toFixed(1) });
+  }
+
+  // bundle size (JS without Pyodide)
+  if (!existsSync('dist/assets')) execSync('npx vite build', { stdio: 'ignore' });
+  const assets = readdirSync('dist/assets').filter((f) => f.endsWith('.js'));
+  const gzip = assets.reduce((sum, f) => sum + gzipSync(readFileSync(join('dist/assets', f))).length, 0);
+
+  const per = tracer.map((r) => r.usPerStep as number);
+  const results = {
+    date: new Date().toISOString(),
+    engine: 'pyodide (node)',
+    tracer,
+    flatness: +(Math.max(...per) / Math.min(...per)).toFixed(2),
+    baseline,
+    replay: { indexBuildMs: +buildMs.toFixed(1), moves: replay },
+    bundle: { files: assets.length, gzipKB: +(gzip / 1024).toFixed(1) },
+    targets: {
+      'tracer ≥ 50× faster than full-heap bdb': baseline.speedup >= 50,
+      'per-step cost flat 1k→100k (max/min ≤ 2)': Math.max(...per) / Math.min(...per) <= 2,
+      'replay move p95 ≤ 16 ms at 100k': replay.every((r) => (r.p95us as number) <= 16_000),
+      'bundle ≤ 250 KB gzip': gzip / 1024 <= 250,
+    },
+  };
+  console.log('\nTracer (Pyodide in Node), hook workload');
+  console.table(tracer);
+  console.log('Full-heap bdb baseline, same 10k-step workload');
+  console.table([baseline]);
+  console.log(`Replay over ${ix.size} steps (index built in ${buildMs.toFixed(1)} ms)`);
+  console.table(replay);
+  console.log(`Bundle: ${assets.length} JS files, ${(gzip / 1024).toFixed(1)} KB gzip`);
+  console.table(Object.entries(results.targets).map(([target, met]) => ({ target, met })));
+  mkdirSync('bench/results', { recursive: true });
+  writeFileSync('bench/results/latest.json', `${JSON.stringify(results, null, 2)}\n`);
+  console.log(JSON.stringify(results));
+}
+
+main().catch((error: Error) => {
+  console.error(error.stack ?? error.message);
+  process.exit(1);
+});
