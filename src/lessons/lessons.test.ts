@@ -98,6 +98,12 @@ describe('loadLesson', () => {
     expect(findWidget(l, 'run_hooks').scenarios.map((s) => s.id)).toEqual(expect.arrayContaining(['pass', 'block', 'pre_error', 'post_error', 'mutate', 'bad_return', 'says_allow']));
     expect(findWidget(l, 'execute_hooked').standins.map((s) => s.kind).sort()).toEqual(['file', 'host', 'process']);
   });
+
+  it('loads the permissions lesson: the format is not specific to hooks', () => {
+    const l = loadLesson(resolve('lessons/s03-permissions'));
+    expect(findWidget(l, 'execute_guarded').scenarios.map((s) => s.id)).toEqual(['allow', 'ask-allowed', 'ask-refused', 'yes-string', 'host-blocked', 'unknown-tool', 'bad-params']);
+    expect(l.prose.zh.filter((s) => s.kind === 'widget')).toHaveLength(2);
+  });
 });
 
 describe('checkExpect', () => {

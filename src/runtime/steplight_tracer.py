@@ -314,8 +314,7 @@ def run(request_json):
             handle.write(text)
     purge_modules(root)
     importlib.invalidate_caches()
-    if root not in sys.path:
-        sys.path.insert(0, root)
+    sys.path.insert(0, root)
     target = request["target"]
     started = time.perf_counter()
     trace = {"version": VERSION, "target": dict(target), "steps": [], "stdout": ""}
@@ -353,6 +352,9 @@ def run(request_json):
         sys.settrace(None)
         sys.stdout, sys.stderr = saved[0], saved[1]
         os.chdir(saved[2])
+        # a run leaves nothing behind: lessons with same-named packages must not see each other
+        sys.path.remove(root)
+        purge_modules(root)
     if recorder is not None:
         trace["steps"] = recorder.steps
         if recorder.truncated:

@@ -159,3 +159,15 @@ describe('tracer under CPython', () => {
     }
   });
 });
+
+describe('isolation between lessons', () => {
+  it('two lessons with a same-named package do not see each other', () => {
+    const lesson = (name: string, body: string) =>
+      buildRequest({ lesson: name, files: { 'core/__init__.py': '', 'core/m.py': body, 'h.py': 'from core.m import f\noutcome = f()\n' }, source: 'core/m.py', symbol: 'f', harness: { file: 'h.py', code: 'from core.m import f\noutcome = f()\n' }, inputs: {} });
+    const a = runner.run(lesson('a', 'def f():\n    return "a"\n'));
+    const b = runner.run(lesson('b', 'def f():\n    return "b"\n'));
+    expect(plain(a.outcome!)).toBe('a');
+    expect(plain(b.outcome!)).toBe('b');
+    expect(plain(runner.run(lesson('a', 'def f():\n    return "a"\n')).outcome!)).toBe('a');
+  });
+});
