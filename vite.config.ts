@@ -69,5 +69,13 @@ export default defineConfig({
   optimizeDeps: { exclude: ['pyodide'] },
   server: { headers: isolation, port: 5173 },
   preview: { headers: isolation, port: 4173 },
-  build: { target: 'es2022', sourcemap: false, chunkSizeWarningLimit: 1024 },
+  build: {
+    target: 'es2022',
+    sourcemap: false,
+    chunkSizeWarningLimit: 1024,
+    rollupOptions: {
+      input: { main: resolve('index.html'), embed: resolve('src/embed/element.tsx') },
+      output: { entryFileNames: (chunk) => (chunk.name === 'embed' ? 'embed/steplight.js' : 'assets/[name]-[hash].js') },
+    },
+  },
 });

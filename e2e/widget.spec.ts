@@ -133,7 +133,14 @@ test('keyboard only: F9 in the code, F5 debugs, F8 continues, F10 and Shift+F10 
   await openLesson(page);
   const w = widget(page, 'run_hooks');
   await tabTo(page, 'section[data-widget="s04-hooks/run_hooks"] .cm-content');
-  for (let i = 0; i < CALLBACK - FIRST; i++) await page.keyboard.press('ArrowDown');
+  const focused = w.locator('.cm-lineNumbers .cm-activeLineGutter');
+  await expect(focused).toHaveCount(1);
+  for (let i = 0; i < 120; i++) {
+    const at = Number(await focused.textContent());
+    if (at === CALLBACK) break;
+    await page.keyboard.press(at > CALLBACK ? 'ArrowUp' : 'ArrowDown');
+  }
+  await expect(focused).toHaveText(String(CALLBACK));
   await page.keyboard.press('F9');
   await expect(w).toHaveAttribute('data-breakpoints', String(CALLBACK));
   await page.keyboard.press('F5');

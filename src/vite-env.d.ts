@@ -1,12 +1,16 @@
 /// <reference types="vite/client" />
 
 declare module 'virtual:steplight/lessons' {
-  import type { Lesson } from './lessons/types';
-  const lessons: Lesson[];
+  const lessons: unknown;
   export default lessons;
 }
 
 declare module '*.py?raw' {
   const text: string;
   export default text;
+}
+
+declare module '*.css?inline' {
+  const css: string;
+  export default css;
 }

@@ -1,8 +1,9 @@
-import { useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import type { Lesson, Locale } from '../lessons/types';
 import { messages } from '../widget/i18n';
-import type { EngineLike } from '../widget/store';
+import type { EngineLike, WidgetState } from '../widget/store';
 import { Widget } from '../widget/Widget';
+import { formatLink, type Link } from './deeplink';
 
 export type Route = { page: 'index' } | { page: 'lesson'; lesson: Lesson } | { page: 'missing'; path: string };
 
@@ -22,9 +23,13 @@ interface Props {
   locale: Locale;
   engine: EngineLike;
   onLocale: (locale: Locale) => void;
+  /** The deep link the page was opened with, if any. */
+  link?: Link | null;
+  /** Told the deep link of the widget the reader last changed. */
+  onLink?: (hash: string) => void;
 }
 
-export function App({ route, lessons, base, locale, engine, onLocale }: Props) {
+export function App({ route, lessons, base, locale, engine, onLocale, link = null, onLink }: Props) {
   const m = messages(locale);
   const href = (path: string) => `${base}${path}?lang=${locale}`;
   return (
@@ -54,7 +59,7 @@ export function App({ route, lessons, base, locale, engine, onLocale }: Props) {
             </ul>
           </section>
         )}
-        {route.page === 'lesson' && <LessonPage lesson={route.lesson} locale={locale} engine={engine} backHref={href('')} backLabel={m.backToIndex} />}
+        {route.page === 'lesson' && <LessonPage lesson={route.lesson} locale={locale} engine={engine} backHref={href('')} backLabel={m.backToIndex} link={link} onLink={onLink} />}
         {route.page === 'missing' && (
           <p>
             404 — {route.path} <a href={href('')}>{m.backToIndex}</a>
@@ -65,8 +70,21 @@ export function App({ route, lessons, base, locale, engine, onLocale }: Props) {
   );
 }
 
-function LessonPage({ lesson, locale, engine, backHref, backLabel }: { lesson: Lesson; locale: Locale; engine: EngineLike; backHref: string; backLabel: string }) {
+interface PageProps {
+  lesson: Lesson;
+  locale: Locale;
+  engine: EngineLike;
+  backHref: string;
+  backLabel: string;
+  link: Link | null;
+  onLink?: (hash: string) => void;
+}
+
+function LessonPage({ lesson, locale, engine, backHref, backLabel, link, onLink }: PageProps) {
   const [widgets] = useState(() => new Map(lesson.widgets.map((w) => [w.id, w])));
+  useEffect(() => {
+    if (link && widgets.has(link.widget)) document.querySelector(`section[data-widget="${lesson.id}/${link.widget}"]`)?.scrollIntoView({ block: 'start' });
+  }, [link, lesson.id, widgets]);
   return (
     <article className="sl-lesson">
       <p>
@@ -77,9 +95,24 @@ function LessonPage({ lesson, locale, engine, backHref, backLabel }: { lesson: L
         segment.kind === 'html' ? (
           <div key={i} className="sl-prose" dangerouslySetInnerHTML={{ __html: segment.html }} />
         ) : (
-          <Widget key={`${segment.id}-${i}`} widget={widgets.get(segment.id)!} files={lesson.files} engine={engine} locale={locale} />
+          <LinkedWidget key={`${segment.id}-${i}`} id={segment.id} lesson={lesson} widgets={widgets} engine={engine} locale={locale} link={link?.widget === segment.id ? link : null} onLink={onLink} />
         ),
       )}
     </article>
   );
+}
+
+function LinkedWidget({ id, lesson, widgets, engine, locale, link, onLink }: { id: string; lesson: Lesson; widgets: Map<string, Lesson['widgets'][number]>; engine: EngineLike; locale: Locale; link: Link | null; onLink?: (hash: string) => void }) {
+  const widget = widgets.get(id)!;
+  const onState = useCallback(
+    (state: WidgetState, previous: WidgetState) => {
+      if (!onLink) return;
+      const touched = state.scenario !== previous.scenario || state.breakpoints !== previous.breakpoints || state.pos !== previous.pos;
+      if (!touched) return;
+      const shown = state.status === 'paused' || state.status === 'finished';
+      onLink(formatLink({ widget: id, scenario: state.scenario, breakpoints: state.breakpoints, ...(shown ? { step: state.pos.cursor } : {}) }));
+    },
+    [id, onLink],
+  );
+  return <Widget widget={widget} files={lesson.files} engine={engine} locale={locale} initial={link ?? undefined} onState={onState} />;
 }

@@ -1,16 +1,19 @@
 import { StrictMode, useState } from 'react';
-import { createRoot } from 'react-dom/client';
-import lessons from 'virtual:steplight/lessons';
+import { createRoot, hydrateRoot } from 'react-dom/client';
+import { lessons } from '../lessons/bundled';
 import { pageEngine } from '../runtime/client';
 import { App, route } from './App';
+import { parseLink } from './deeplink';
 import { currentLocale, rememberLocale } from './locale';
 import './styles.css';
 
 const engine = pageEngine(); // Pyodide starts loading with the page
 const base = import.meta.env.BASE_URL;
+const link = parseLink(location.hash);
+const onLink = (hash: string) => history.replaceState(null, '', `${location.pathname}${location.search}${hash}`);
 
-function Root() {
-  const [locale, setLocale] = useState(currentLocale);
+function Root({ initialLocale }: { initialLocale: typeof locale }) {
+  const [locale, setLocale] = useState(initialLocale);
   const onLocale = (next: typeof locale) => {
     rememberLocale(next);
     const url = new URL(location.href);
@@ -20,11 +23,19 @@ function Root() {
     setLocale(next);
   };
   document.documentElement.lang = locale === 'zh' ? 'zh-CN' : 'en';
-  return <App route={route(location.pathname, base, lessons)} lessons={lessons} base={base} locale={locale} engine={engine} onLocale={onLocale} />;
+  return <App route={route(location.pathname, base, lessons)} lessons={lessons} base={base} locale={locale} engine={engine} onLocale={onLocale} link={link} onLink={onLink} />;
 }
 
-createRoot(document.getElementById('root')!).render(
+const locale = currentLocale();
+const container = document.getElementById('root')!;
+const app = (
   <StrictMode>
-    <Root />
-  </StrictMode>,
+    <Root initialLocale={locale} />
+  </StrictMode>
 );
+// Hydrate the prerendered HTML when the client would render the same; otherwise render afresh.
+if (container.dataset.prerendered === locale && !link) hydrateRoot(container, app);
+else {
+  container.textContent = '';
+  createRoot(container).render(app);
+}

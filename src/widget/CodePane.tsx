@@ -1,6 +1,6 @@
 import { EditorState } from '@codemirror/state';
 import { EditorView } from '@codemirror/view';
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { codeView, scrollToLine, setMarks, type Marks } from './codeview';
 
 interface Props {
@@ -15,6 +15,7 @@ interface Props {
 export function CodePane({ code, firstLine, label, marks, toggle }: Props) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
+  const [mounted, setMounted] = useState(false);
   const toggleRef = useRef(toggle);
   toggleRef.current = toggle;
 
@@ -24,6 +25,7 @@ export function CodePane({ code, firstLine, label, marks, toggle }: Props) {
       state: EditorState.create({ doc: code, extensions: codeView({ firstLine, label, toggle: (line) => toggleRef.current(line) }) }),
     });
     view.current = editor;
+    setMounted(true);
     return () => editor.destroy();
   }, [code, firstLine, label]);
 
@@ -34,5 +36,21 @@ export function CodePane({ code, firstLine, label, marks, toggle }: Props) {
     if (marks.current !== undefined) scrollToLine(editor, marks.current, firstLine);
   }, [marks.breakpoints.join(','), marks.current, marks.previous, marks.atBreakpoint, firstLine, code]);
 
-  return <div className="sl-code" ref={host} />;
+  // Before the editor mounts (and in prerendered HTML) the code is a plain listing.
+  return (
+    <div className="sl-code">
+      <div ref={host} />
+      {!mounted && (
+        <pre className="sl-static-code" aria-label={label}>
+          {code.split('\n').map((text, i) => (
+            <span key={i} className="sl-listing-line">
+              <span className="sl-ln">{i + firstLine}</span>
+              {text}
+              {'\n'}
+            </span>
+          ))}
+        </pre>
+      )}
+    </div>
+  );
 }

@@ -51,7 +51,7 @@ export interface WidgetProps {
   locale: Locale;
   initial?: Initial;
   /** Told of every change that a deep link should record. */
-  onState?: (state: WidgetState) => void;
+  onState?: (state: WidgetState, previous: WidgetState) => void;
 }
 
 export function Widget(props: WidgetProps) {
@@ -143,7 +143,7 @@ function WidgetView({ widget, locale, store }: WidgetProps & { store: WidgetStor
           </div>
         </div>
         <div className="sl-side">
-          <section className="sl-panel" data-panel="variables" aria-label={m.variables}>
+          <div className="sl-panel" data-panel="variables">
             <h4>{m.variables}</h4>
             {variables.length === 0 && !step?.value && !step?.exception ? <p className="sl-empty">{m.noVariables}</p> : null}
             <ul className="sl-vars">
@@ -164,12 +164,12 @@ function WidgetView({ widget, locale, store }: WidgetProps & { store: WidgetStor
                 </li>
               )}
             </ul>
-          </section>
+          </div>
           <OutputPanel s={s} locale={locale} />
         </div>
       </div>
 
-      <section className="sl-panel" data-panel="diagram" aria-label={m.diagram}>
+      <div className="sl-panel" data-panel="diagram">
         <h4>{m.diagram}</h4>
         <ol className="sl-diagram">
           {widget.diagram.map((d) => {
@@ -181,7 +181,7 @@ function WidgetView({ widget, locale, store }: WidgetProps & { store: WidgetStor
             );
           })}
         </ol>
-      </section>
+      </div>
 
       <details className="sl-panel" data-panel="harness">
         <summary>
@@ -256,7 +256,7 @@ function OutputPanel({ s, locale }: { s: WidgetState; locale: Locale }) {
   const trace = ix?.trace;
   const finished = s.status === 'finished';
   return (
-    <section className="sl-panel" data-panel="output" aria-label={m.output}>
+    <div className="sl-panel" data-panel="output">
       <h4>{m.output}</h4>
       <pre className="sl-stdout">{out || m.noOutput}</pre>
       {finished && trace?.outcome && (
@@ -275,6 +275,6 @@ function OutputPanel({ s, locale }: { s: WidgetState; locale: Locale }) {
           {s.error}
         </p>
       )}
-    </section>
+    </div>
   );
 }

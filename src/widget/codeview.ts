@@ -3,9 +3,10 @@
  * real file line numbers, a breakpoint gutter, current and just-run line highlights, F9.
  */
 import { python } from '@codemirror/lang-python';
-import { defaultHighlightStyle, syntaxHighlighting } from '@codemirror/language';
+import { HighlightStyle, syntaxHighlighting } from '@codemirror/language';
+import { tags } from '@lezer/highlight';
 import { EditorState, RangeSet, StateEffect, StateField, type Extension } from '@codemirror/state';
-import { Decoration, EditorView, GutterMarker, gutter, gutterLineClass, keymap, lineNumbers, type DecorationSet } from '@codemirror/view';
+import { Decoration, EditorView, GutterMarker, gutter, gutterLineClass, highlightActiveLine, highlightActiveLineGutter, keymap, lineNumbers, type DecorationSet } from '@codemirror/view';
 
 export interface Marks {
   breakpoints: number[];
@@ -15,6 +16,17 @@ export interface Marks {
   /** Whether the current line is at a breakpoint hit. */
   atBreakpoint?: boolean;
 }
+
+/** Syntax colours from CSS variables, so light and dark themes both keep WCAG AA contrast. */
+const highlight = HighlightStyle.define([
+  { tag: [tags.keyword, tags.controlKeyword, tags.definitionKeyword, tags.operatorKeyword, tags.moduleKeyword], color: 'var(--sl-hl-keyword)' },
+  { tag: [tags.string, tags.special(tags.string)], color: 'var(--sl-hl-string)' },
+  { tag: [tags.number, tags.bool, tags.null], color: 'var(--sl-hl-number)' },
+  { tag: [tags.comment, tags.lineComment, tags.blockComment], color: 'var(--sl-hl-comment)', fontStyle: 'italic' },
+  { tag: [tags.function(tags.variableName), tags.function(tags.definition(tags.variableName)), tags.definition(tags.variableName)], color: 'var(--sl-hl-function)' },
+  { tag: [tags.className, tags.definition(tags.className)], color: 'var(--sl-hl-class)' },
+  { tag: tags.self, color: 'var(--sl-hl-keyword)' },
+]);
 
 export const setMarks = StateEffect.define<Marks>();
 
@@ -81,10 +93,13 @@ export function codeView(options: { firstLine: number; label: string; toggle: (f
       domEventHandlers: { mousedown: (view, block) => toggleAt(view, block.from) },
     }),
     gutterClasses,
+    highlightActiveLine(),
+    highlightActiveLineGutter(),
     decorations,
     keymap.of([{ key: 'F9', run: (view) => toggleAt(view, view.state.selection.main.head), preventDefault: true }]),
     python(),
-    syntaxHighlighting(defaultHighlightStyle),
+    syntaxHighlighting(highlight),
+    EditorView.lineWrapping,
     EditorView.theme({
       '&': { fontSize: '14px' },
       '.cm-content': { fontFamily: 'var(--sl-mono)' },

@@ -14,6 +14,13 @@ export interface EngineLike {
   run(request: RunRequest): Promise<Trace>;
 }
 
+/** An engine that never runs anything: for prerendering pages on the server. */
+export const staticEngine: EngineLike = {
+  status: { state: 'loading', phase: 'booting' },
+  subscribe: () => () => {},
+  run: () => Promise.reject(new Error('Python is not available while prerendering')),
+};
+
 export type Status = 'idle' | 'loading' | 'running' | 'paused' | 'finished' | 'error';
 export type Mode = 'run' | 'debug' | 'step';
 

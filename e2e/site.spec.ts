@@ -1,0 +1,127 @@
+import AxeBuilder from '@axe-core/playwright';
+import { expect, test } from '@playwright/test';
+import { readFileSync } from 'node:fs';
+import { action, gutterNumber, HOOKS, lineOf, openLesson, widget } from './helpers';
+
+const CALLBACK = lineOf('core/runtime.py', 'answer = callback(view)');
+
+test('pages are prerendered: prose and code are readable without JavaScript', async ({ browser }) => {
+  const context = await browser.newContext({ javaScriptEnabled: false });
+  const page = await context.newPage();
+  await page.goto(HOOKS);
+  await expect(page.locator('h1')).toContainText('Lesson 4: Hooks');
+  await expect(page.locator('.sl-prose').first()).toContainText('Hooks');
+  await expect(page.locator('section[data-widget="s04-hooks/run_hooks"] .sl-static-code')).toContainText('answer = callback(view)');
+  await page.goto('./');
+  await expect(page.locator('.sl-lesson-list a')).toHaveCount(2);
+  await context.close();
+});
+
+test('the index links to every lesson and the language switch is remembered', async ({ page }) => {
+  await page.goto('./?lang=zh');
+  await expect(page.locator('h1')).toHaveText('课程');
+  await page.getByRole('link', { name: /钩子/ }).click();
+  await expect(page).toHaveURL(/lessons\/s04-hooks\/\?lang=zh/);
+  await expect(page.locator('h1')).toContainText('钩子');
+  await page.getByRole('button', { name: 'English' }).click();
+  await expect(page.locator('h1')).toContainText('Hooks');
+  await page.goto(HOOKS); // no ?lang: the choice was remembered
+  await expect(page.locator('h1')).toContainText('Hooks');
+  await expect(page.locator('html')).toHaveAttribute('lang', 'en');
+});
+
+test('a deep link records widget, scenario, breakpoints and step, and restores that paused state', async ({ page, context }) => {
+  await openLesson(page);
+  const w = widget(page, 'run_hooks');
+  await w.locator('input[type="radio"][value="mutate"]').check();
+  await gutterNumber(w, CALLBACK).click();
+  await action(w, 'debug').click();
+  await expect(w).toHaveAttribute('data-status', 'paused');
+  await action(w, 'continue').click();
+  await action(w, 'step-over').click();
+  const step = await w.getAttribute('data-step');
+  const line = await w.getAttribute('data-line');
+  const url = page.url();
+  expect(url).toContain(`#widget=run_hooks&scenario=mutate&breakpoints=${CALLBACK}&step=${step}`);
+
+  const other = await context.newPage();
+  await other.goto(url);
+  const restored = widget(other, 'run_hooks');
+  await expect(restored).toHaveAttribute('data-status', 'paused', { timeout: 60_000 });
+  await expect(restored).toHaveAttribute('data-step', step!);
+  await expect(restored).toHaveAttribute('data-line', line!);
+  await expect(restored).toHaveAttribute('data-scenario', 'mutate');
+  await expect(restored).toHaveAttribute('data-breakpoints', String(CALLBACK));
+  await expect(restored.locator('input[type="radio"][value="mutate"]')).toBeChecked();
+  // the restored replay is live: Continue goes on from there
+  await action(restored, 'continue').click();
+  await expect(restored).toHaveAttribute('data-status', 'finished');
+});
+
+test('the custom element embeds a widget; a wrong attribute gives a clear message', async ({ page }) => {
+  await page.goto('embed-demo.html');
+  const w = page.locator('steplight-widget').first().locator('section[data-widget="s04-hooks/run_hooks"]');
+  await expect(w).toHaveAttribute('data-scenario', 'block');
+  await expect(w.locator('.sl-status')).toHaveAttribute('data-engine', 'ready', { timeout: 60_000 });
+  await w.locator('[data-action="run"]').click();
+  await expect(w).toHaveAttribute('data-status', 'finished');
+  await expect(w.locator('[data-outcome]')).toContainText('run_main is switched off');
+  await expect(page.locator('steplight-widget').nth(1).locator('[role="alert"]')).toContainText('no widget "s04-hooks/no_such_widget"');
+});
+
+test('privacy: every request stays on the origin and no lesson code is sent anywhere', async ({ page, context }) => {
+  const seen: { url: string; body: string | null; method: string }[] = [];
+  context.on('request', (r) => seen.push({ url: r.url(), body: r.postData(), method: r.method() }));
+  await openLesson(page);
+  const w = widget(page, 'run_hooks');
+  await action(w, 'run').click();
+  await expect(w).toHaveAttribute('data-status', 'finished');
+  await widget(page, 'execute_hooked').locator('[data-action="run"]').click();
+  await expect(widget(page, 'execute_hooked')).toHaveAttribute('data-status', 'finished');
+  const origin = new URL(page.url()).origin;
+  const code = readFileSync('lessons/s04-hooks/core/runtime.py', 'utf8');
+  expect(seen.length).toBeGreaterThan(3);
+  for (const r of seen) {
+    expect(r.url.startsWith(origin) || r.url.startsWith('data:') || r.url.startsWith('blob:'), r.url).toBe(true);
+    expect(r.method, r.url).toBe('GET');
+    expect(r.body ?? '').not.toContain('def run_hooks');
+  }
+  expect(code).toContain('def run_hooks');
+});
+
+test('accessibility: axe finds no violations on the lesson pages and the index', async ({ page }) => {
+  for (const path of [HOOKS, 'lessons/s03-permissions/', './']) {
+    await page.goto(`${path}?lang=en`);
+    await expect(page.locator('.sl-page')).toBeVisible();
+    const results = await new AxeBuilder({ page }).analyze();
+    expect(results.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+  }
+  // also while paused, with panels and values on screen
+  await openLesson(page);
+  const w = widget(page, 'run_hooks');
+  await gutterNumber(w, CALLBACK).click();
+  await action(w, 'debug').click();
+  await expect(w).toHaveAttribute('data-status', 'paused');
+  await w.locator('[data-panel="harness"] summary').click();
+  const results = await new AxeBuilder({ page }).analyze();
+  expect(results.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+});
+
+test('responsive down to a 360 px phone: nothing overflows sideways', async ({ browser }) => {
+  const context = await browser.newContext({ viewport: { width: 360, height: 740 } });
+  const page = await context.newPage();
+  await openLesson(page);
+  const w = widget(page, 'run_hooks');
+  await action(w, 'debug').click();
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+  await context.close();
+});
+
+test('dark mode follows the OS', async ({ browser }) => {
+  const context = await browser.newContext({ colorScheme: 'dark' });
+  const page = await context.newPage();
+  await page.goto(HOOKS);
+  const bg = await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
+  expect(bg).toBe('rgb(22, 24, 28)');
+  await context.close();
+});

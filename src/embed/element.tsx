@@ -1,0 +1,50 @@
+/**
+ * <steplight-widget lesson="s04-hooks" widget="run_hooks" lang="en" scenario="block">: one debugger
+ * widget for any page that serves Steplight's built files from its own origin (see README, Embedding).
+ */
+import { createRoot, type Root } from 'react-dom/client';
+import { lessons } from '../lessons/bundled';
+import { pageEngine } from '../runtime/client';
+import css from '../site/styles.css?inline';
+import { Widget } from '../widget/Widget';
+import type { Locale } from '../lessons/types';
+
+const pyodideURL = new URL('../pyodide/', import.meta.url).href;
+
+class SteplightWidget extends HTMLElement {
+  private root: Root | null = null;
+
+  connectedCallback() {
+    const shadow = this.shadowRoot ?? this.attachShadow({ mode: 'open' });
+    shadow.innerHTML = '';
+    const style = document.createElement('style');
+    style.textContent = css.replace(/:root/g, ':host');
+    const mount = document.createElement('div');
+    shadow.append(style, mount);
+    this.root = createRoot(mount);
+    const lessonId = this.getAttribute('lesson') ?? '';
+    const widgetId = this.getAttribute('widget') ?? '';
+    const lang = this.getAttribute('lang') ?? document.documentElement.lang ?? navigator.language;
+    const locale: Locale = lang.toLowerCase().startsWith('zh') ? 'zh' : 'en';
+    const lesson = lessons.find((l) => l.id === lessonId);
+    const widget = lesson?.widgets.find((w) => w.id === widgetId);
+    if (!lesson || !widget) {
+      const known = lessons.flatMap((l) => l.widgets.map((w) => `${l.id}/${w.id}`)).join(', ');
+      this.root.render(
+        <p role="alert" className="sl-error">
+          steplight-widget: no widget "{lessonId}/{widgetId}". Known widgets: {known}.
+        </p>,
+      );
+      return;
+    }
+    const scenario = this.getAttribute('scenario') ?? undefined;
+    this.root.render(<Widget widget={widget} files={lesson.files} engine={pageEngine(pyodideURL)} locale={locale} initial={scenario ? { scenario } : undefined} />);
+  }
+
+  disconnectedCallback() {
+    this.root?.unmount();
+    this.root = null;
+  }
+}
+
+if (!customElements.get('steplight-widget')) customElements.define('steplight-widget', SteplightWidget);

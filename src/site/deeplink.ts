@@ -1,0 +1,31 @@
+/** Deep links: `#widget=run_hooks&scenario=block&breakpoints=98,105&step=12`. */
+import type { Initial } from '../widget/store';
+
+export interface Link extends Initial {
+  widget: string;
+}
+
+export function parseLink(hash: string): Link | null {
+  const params = new URLSearchParams(hash.replace(/^#/, ''));
+  const widget = params.get('widget');
+  if (!widget) return null;
+  const link: Link = { widget };
+  const scenario = params.get('scenario');
+  if (scenario) link.scenario = scenario;
+  const breakpoints = (params.get('breakpoints') ?? '')
+    .split(',')
+    .map(Number)
+    .filter((n) => Number.isInteger(n) && n > 0);
+  if (breakpoints.length) link.breakpoints = breakpoints;
+  const step = Number(params.get('step'));
+  if (Number.isInteger(step) && step > 0) link.step = step - 1;
+  return link;
+}
+
+export function formatLink(link: Link): string {
+  const params = new URLSearchParams({ widget: link.widget });
+  if (link.scenario) params.set('scenario', link.scenario);
+  if (link.breakpoints?.length) params.set('breakpoints', link.breakpoints.join(','));
+  if (link.step !== undefined) params.set('step', String(link.step + 1));
+  return `#${params.toString().replace(/%2C/g, ',')}`;
+}
