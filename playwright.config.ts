@@ -19,9 +19,10 @@ export default defineConfig({
     viewport: { width: 1200, height: 900 },
   },
   webServer: {
-    command: `npx vite preview --strictPort --host 127.0.0.1 --port ${port}`,
+    // the site as built, plus the hostile fixture lessons of the reliability tests
+    command: `STEPLIGHT_LESSONS=lessons:e2e/fixtures/lessons STEPLIGHT_OUT=dist-e2e npm run -s build && STEPLIGHT_OUT=dist-e2e npx vite preview --strictPort --host 127.0.0.1 --port ${port}`,
     url: `http://127.0.0.1:${port}/`,
     reuseExistingServer: false,
-    timeout: 60_000,
+    timeout: 120_000,
   },
 });

@@ -36,24 +36,48 @@ function pyodide(): Plugin {
   };
 }
 
-/** `virtual:steplight/lessons`: every lesson under lessons/, read and validated at build time. */
+/** Lesson roots: `lessons/`, or STEPLIGHT_LESSONS (':'-separated; the e2e build adds its fixtures). */
+export const LESSON_ROOTS = (process.env.STEPLIGHT_LESSONS ?? 'lessons').split(':').map((r) => resolve(r));
+
+/** `virtual:steplight/lessons`: every lesson of the lesson roots, read and validated at build time. */
 function lessons(): Plugin {
   const id = 'virtual:steplight/lessons';
-  const root = resolve('lessons');
   return {
     name: 'steplight:lessons',
     resolveId: (source) => (source === id ? `\0${id}` : null),
     load(source) {
       if (source !== `\0${id}`) return null;
-      const dirs = existsSync(root) ? lessonDirs(root) : [];
+      const dirs = LESSON_ROOTS.flatMap((root) => (existsSync(root) ? lessonDirs(root) : []));
       return `export default ${JSON.stringify(dirs.map(loadLesson))};`;
     },
     handleHotUpdate({ file, server }) {
-      if (!file.startsWith(root)) return;
+      if (!LESSON_ROOTS.some((root) => file.startsWith(root))) return;
       const mod = server.moduleGraph.getModuleById(`\0${id}`);
       if (mod) server.moduleGraph.invalidateModule(mod);
       server.ws.send({ type: 'full-reload' });
     },
+  };
+}
+
+/** The built pages allow nothing but their own origin (plus inline styles, which CodeMirror uses). */
+export const CSP = [
+  "default-src 'self'",
+  "script-src 'self' 'wasm-unsafe-eval'",
+  "worker-src 'self'",
+  "connect-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "object-src 'none'",
+  "base-uri 'self'",
+  "form-action 'none'",
+].join('; ');
+
+function contentSecurityPolicy(): Plugin {
+  return {
+    name: 'steplight:csp',
+    apply: 'build',
+    transformIndexHtml: () => [{ tag: 'meta', attrs: { 'http-equiv': 'Content-Security-Policy', content: CSP }, injectTo: 'head-prepend' }],
   };
 }
 
@@ -64,12 +88,13 @@ const isolation = {
 
 export default defineConfig({
   base: process.env.STEPLIGHT_BASE ?? '/',
-  plugins: [react(), pyodide(), lessons()],
+  plugins: [react(), pyodide(), lessons(), contentSecurityPolicy()],
   worker: { format: 'es' },
   optimizeDeps: { exclude: ['pyodide'] },
   server: { headers: isolation, port: 5173 },
   preview: { headers: isolation, port: 4173 },
   build: {
+    outDir: process.env.STEPLIGHT_OUT ?? 'dist',
     target: 'es2022',
     sourcemap: false,
     chunkSizeWarningLimit: 1024,

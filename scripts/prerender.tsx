@@ -11,9 +11,10 @@ import { staticEngine } from '../src/widget/store';
 
 const PRERENDER_LOCALE = 'en' as const;
 const base = process.env.STEPLIGHT_BASE ?? '/';
-const dist = resolve('dist');
+const dist = resolve(process.env.STEPLIGHT_OUT ?? 'dist');
 const template = readFileSync(join(dist, 'index.html'), 'utf8');
-const lessons = lessonDirs(resolve('lessons')).map(loadLesson);
+const roots = (process.env.STEPLIGHT_LESSONS ?? 'lessons').split(':').map((r) => resolve(r));
+const lessons = roots.flatMap((root) => lessonDirs(root)).map(loadLesson);
 const escape = (s: string) => s.replace(/[&<>"]/g, (c) => `&${{ '&': 'amp', '<': 'lt', '>': 'gt', '"': 'quot' }[c]};`);
 
 const pages = [{ path: '', title: 'Steplight' }, ...lessons.map((l) => ({ path: `lessons/${l.id}/`, title: `${l.title[PRERENDER_LOCALE]} · Steplight` }))];

@@ -76,6 +76,7 @@ export class Engine {
         this.setStatus({ state: 'ready', loadMs: message.loadMs });
         markReady();
       } else if (message.type === 'init-failed') this.fail(`Python could not start: ${message.message}`);
+      else if (message.type === 'crashed') this.crashed(`Python crashed (${message.message}); a fresh Python was started, so the next run works`);
       else if (this.current && message.id === this.current.id) this.finish(message.type === 'result' ? message.trace : new Error(message.message));
     };
     worker.onerror = (event) => {

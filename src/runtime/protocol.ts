@@ -10,4 +10,6 @@ export type FromWorker =
   | { type: 'ready'; loadMs: number }
   | { type: 'init-failed'; message: string }
   | { type: 'result'; id: number; trace: Trace }
-  | { type: 'failed'; id: number; message: string };
+  | { type: 'failed'; id: number; message: string }
+  /** Python itself broke (a fatal Pyodide error): this worker is no longer usable. */
+  | { type: 'crashed'; id: number; message: string };

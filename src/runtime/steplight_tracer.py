@@ -319,7 +319,7 @@ def run(request_json):
     started = time.perf_counter()
     trace = {"version": VERSION, "target": dict(target), "steps": [], "stdout": ""}
     output = Output(limits["maxStdout"])
-    saved = sys.stdout, sys.stderr, os.getcwd()
+    saved = sys.stdout, sys.stderr, os.getcwd(), sys.getrecursionlimit()
     recorder = None
     try:
         os.chdir(root)
@@ -352,6 +352,7 @@ def run(request_json):
         sys.settrace(None)
         sys.stdout, sys.stderr = saved[0], saved[1]
         os.chdir(saved[2])
+        sys.setrecursionlimit(saved[3])
         # a run leaves nothing behind: lessons with same-named packages must not see each other
         sys.path.remove(root)
         purge_modules(root)

@@ -33,6 +33,8 @@ self.onmessage = async (event: MessageEvent<ToWorker>) => {
     const trace = (await runner).run(message.request);
     post({ type: 'result', id: message.id, trace });
   } catch (error) {
-    post({ type: 'failed', id: message.id, message: (error as Error).message });
+    const e = error as Error & { pyodide_fatal_error?: boolean };
+    const fatal = e.pyodide_fatal_error === true || e instanceof RangeError || /fatal/i.test(e.message);
+    post({ type: fatal ? 'crashed' : 'failed', id: message.id, message: `${e.name}: ${e.message.split('\n')[0]}` });
   }
 };

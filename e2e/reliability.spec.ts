@@ -1,0 +1,148 @@
+import { expect, test, type Locator, type Page } from '@playwright/test';
+
+const PAGE = 'lessons/x-hostile/?lang=en';
+const hostile = (page: Page, id: string) => page.locator(`section[data-widget="x-hostile/${id}"]`);
+
+async function open(page: Page) {
+  await page.goto(PAGE);
+  await expect(page.locator('.sl-status').first()).toHaveAttribute('data-engine', 'ready', { timeout: 60_000 });
+}
+
+/** The page still answers while (or after) Python misbehaves: a click on another widget works at once. */
+async function responsive(page: Page) {
+  const w = hostile(page, 'broken');
+  const before = await w.getAttribute('data-breakpoints');
+  const t = Date.now();
+  await w.locator('.cm-lineNumbers .cm-gutterElement').filter({ hasText: /^1$/ }).click({ timeout: 2_000 });
+  await expect(w).not.toHaveAttribute('data-breakpoints', before ?? '', { timeout: 2_000 });
+  expect(Date.now() - t).toBeLessThan(2_000);
+  await w.locator('.cm-lineNumbers .cm-gutterElement').filter({ hasText: /^1$/ }).click();
+}
+
+/** After whatever happened, Python works again. */
+async function nextRunWorks(page: Page) {
+  const calm = hostile(page, 'values');
+  await calm.locator('[data-action="run"]').click();
+  await expect(calm).toHaveAttribute('data-status', 'finished', { timeout: 60_000 });
+  await expect(calm.locator('[data-outcome]')).toContainText('11000000');
+}
+
+async function run(w: Locator) {
+  await w.locator('[data-action="run"]').click();
+}
+
+test.describe('hostile lesson code', () => {
+  test.beforeEach(async ({ page }) => open(page));
+
+  test('an infinite loop in the target stops at the time limit with a partial trace', async ({ page }) => {
+    const w = hostile(page, 'spin');
+    await run(w);
+    await responsive(page);
+    await expect(w).toHaveAttribute('data-status', 'finished', { timeout: 30_000 });
+    expect(Number(await w.getAttribute('data-steps'))).toBeGreaterThan(1000);
+    await expect(w.locator('[role="status"]')).toContainText(/step cap|time limit/);
+    await expect(w.locator('[data-panel="output"] .sl-error')).toContainText(/StepLimit|Timeout/);
+    await nextRunWorks(page);
+  });
+
+  test('an infinite loop in the harness is interrupted; the target steps before it are kept', async ({ page }) => {
+    const w = hostile(page, 'harness_loop');
+    await run(w);
+    await responsive(page);
+    await expect(w).toHaveAttribute('data-status', 'finished', { timeout: 30_000 });
+    await expect(w.locator('[data-panel="output"] .sl-error')).toContainText('Timeout');
+    expect(Number(await w.getAttribute('data-steps'))).toBeGreaterThan(0);
+    await nextRunWorks(page);
+  });
+
+  test('a loop that swallows BaseException gets its worker terminated and replaced', async ({ page }) => {
+    const w = hostile(page, 'swallow');
+    await run(w);
+    await responsive(page);
+    await expect(w).toHaveAttribute('data-status', 'error', { timeout: 30_000 });
+    await expect(w.locator('[role="status"]')).toContainText('restarted');
+    await nextRunWorks(page);
+  });
+
+  test('runaway recursion ends in a clear RecursionError', async ({ page }) => {
+    const w = hostile(page, 'recurse');
+    await run(w);
+    await expect(w).toHaveAttribute('data-status', 'finished', { timeout: 30_000 });
+    await expect(w.locator('[data-panel="output"] .sl-error')).toContainText('RecursionError');
+    await nextRunWorks(page);
+  });
+
+  test('recursion past a raised limit: a clear message, and Python works again', async ({ page }) => {
+    const w = hostile(page, 'deep');
+    await run(w);
+    await expect(w).toHaveAttribute('data-status', /finished|error/, { timeout: 60_000 });
+    await expect(w.locator('[data-panel="output"] .sl-error')).toContainText(/RecursionError|crashed|call stack/);
+    await nextRunWorks(page);
+  });
+
+  test('huge values are truncated and no lesson __repr__ or __len__ is called', async ({ page }) => {
+    const w = hostile(page, 'values');
+    await w.locator('.cm-lineNumbers .cm-gutterElement').filter({ hasText: new RegExp(`^${await returnLine(w)}$`) }).click();
+    await w.locator('[data-action="debug"]').click();
+    await expect(w).toHaveAttribute('data-status', 'paused', { timeout: 30_000 });
+    await expect(w.locator('[data-var="big"]')).toContainText('10000000 characters in all');
+    await expect(w.locator('[data-var="many"]')).toContainText('1000000 items');
+    await expect(w.locator('[data-var="sneaky"]')).toContainText('Sneaky');
+  });
+
+  test('a stdout flood is capped and the run stops', async ({ page }) => {
+    const w = hostile(page, 'flood');
+    await run(w);
+    await expect(w).toHaveAttribute('data-status', 'finished', { timeout: 30_000 });
+    const out = await w.locator('.sl-stdout').textContent();
+    expect(out!.length).toBeLessThanOrEqual(100_000);
+    expect(out).toContain('flood 0\nflood 1\n');
+    await responsive(page);
+  });
+
+  test('a syntax error in a lesson file is reported, not crashed on', async ({ page }) => {
+    const w = hostile(page, 'broken');
+    await run(w);
+    await expect(w).toHaveAttribute('data-status', 'error');
+    await expect(w.locator('[role="status"]')).toContainText('SyntaxError');
+    await nextRunWorks(page);
+  });
+
+  test('lesson values and output render as text, never as HTML', async ({ page }) => {
+    const w = hostile(page, 'markup');
+    await run(w);
+    await expect(w).toHaveAttribute('data-status', 'finished');
+    await expect(w.locator('.sl-stdout')).toContainText('<script>window.__xss=2</script>');
+    await expect(w.locator('[data-outcome]')).toContainText('<img src=x onerror');
+    await w.locator('[data-outcome] summary').first().click();
+    await expect(w.locator('[data-outcome]')).toContainText('<b>key</b>');
+    expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
+    expect(await w.locator('img, script, b').count()).toBe(0);
+  });
+});
+
+async function returnLine(w: Locator): Promise<number> {
+  const numbers = await w.locator('.cm-lineNumbers .cm-gutterElement').allTextContents();
+  const lines = await w.locator('.cm-line').allTextContents();
+  const first = Math.min(...numbers.map(Number).filter((n) => n > 0));
+  return first + lines.findIndex((l) => l.trim().startsWith('return len(big)'));
+}
+
+test('the built page carries a Content-Security-Policy that allows only its own origin, and runs under it', async ({ page }) => {
+  const violations: string[] = [];
+  page.on('console', (m) => m.text().includes('Content Security Policy') && violations.push(m.text()));
+  await page.goto('lessons/s04-hooks/?lang=en');
+  const csp = await page.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute('content');
+  expect(csp).toContain("default-src 'self'");
+  expect(csp).toContain("connect-src 'self'");
+  expect(csp).not.toMatch(/https?:|\*/);
+  const w = page.locator('section[data-widget="s04-hooks/run_hooks"]');
+  await expect(w.locator('.sl-status')).toHaveAttribute('data-engine', 'ready', { timeout: 60_000 });
+  await w.locator('[data-action="run"]').click();
+  await expect(w).toHaveAttribute('data-status', 'finished');
+  // a request to another origin is refused by the policy
+  const blocked = await page.evaluate(() => fetch('http://127.0.0.2:9/x').then(() => 'sent', () => 'refused'));
+  expect(blocked).toBe('refused');
+  expect(violations.some((v) => v.includes('127.0.0.2'))).toBe(true);
+  expect(violations.filter((v) => !v.includes('127.0.0.2'))).toEqual([]);
+});
