@@ -19,3 +19,35 @@ test('the page loads, the Python worker gets ready from the same origin, and a t
   expect(requests.filter((u) => !u.startsWith(origin) && !u.startsWith('data:') && !u.startsWith('blob:'))).toEqual([]);
   expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
 });
+
+test('a revisit starts Python from the cached memory snapshot, and it runs the same', async ({ page }) => {
+  await openLesson(page);
+  const status = page.locator('.sl-status').first();
+  await expect(status).toHaveAttribute('data-engine-start', 'cold');
+  await page.waitForFunction(async () => (await (await caches.open('steplight-python')).keys()).length === 1, null, { timeout: 30_000 });
+  await page.reload();
+  await expect(status).toHaveAttribute('data-engine', 'ready', { timeout: 60_000 });
+  await expect(status).toHaveAttribute('data-engine-start', 'snapshot');
+  const w = widget(page, 'run_hooks');
+  await w.locator('input[type="radio"][value="post_error"]').check();
+  await action(w, 'run').click();
+  await expect(w).toHaveAttribute('data-status', 'finished');
+  await expect(w.locator('[data-outcome]')).toContainText('crash_after raised RuntimeError: observer crashed');
+});
+
+test('a corrupt snapshot is dropped and Python starts cold', async ({ page }) => {
+  await openLesson(page);
+  await page.waitForFunction(async () => (await (await caches.open('steplight-python')).keys()).length === 1, null, { timeout: 30_000 });
+  await page.evaluate(async () => {
+    const cache = await caches.open('steplight-python');
+    const [key] = await cache.keys();
+    await cache.put(key!, new Response(new Uint8Array(1024)));
+  });
+  await page.reload();
+  const status = page.locator('.sl-status').first();
+  await expect(status).toHaveAttribute('data-engine', 'ready', { timeout: 60_000 });
+  await expect(status).toHaveAttribute('data-engine-start', 'cold');
+  const w = widget(page, 'run_hooks');
+  await action(w, 'run').click();
+  await expect(w).toHaveAttribute('data-status', 'finished');
+});

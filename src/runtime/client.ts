@@ -4,7 +4,7 @@ import type { FromWorker, ToWorker } from './protocol';
 
 export type EngineStatus =
   | { state: 'loading'; phase: 'booting' | 'fetching' | 'starting' }
-  | { state: 'ready'; loadMs: number }
+  | { state: 'ready'; loadMs: number; from: 'snapshot' | 'cold' }
   | { state: 'error'; message: string };
 
 export interface EngineOptions {
@@ -73,7 +73,7 @@ export class Engine {
       const message = event.data;
       if (message.type === 'progress') this.setStatus({ state: 'loading', phase: message.phase });
       else if (message.type === 'ready') {
-        this.setStatus({ state: 'ready', loadMs: message.loadMs });
+        this.setStatus({ state: 'ready', loadMs: message.loadMs, from: message.from });
         markReady();
       } else if (message.type === 'init-failed') this.fail(`Python could not start: ${message.message}`);
       else if (message.type === 'crashed') this.crashed(`Python crashed (${message.message}); a fresh Python was started, so the next run works`);

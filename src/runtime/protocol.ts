@@ -7,7 +7,7 @@ export type ToWorker =
 
 export type FromWorker =
   | { type: 'progress'; phase: 'fetching' | 'starting' }
-  | { type: 'ready'; loadMs: number }
+  | { type: 'ready'; loadMs: number; from: 'snapshot' | 'cold' }
   | { type: 'init-failed'; message: string }
   | { type: 'result'; id: number; trace: Trace }
   | { type: 'failed'; id: number; message: string }

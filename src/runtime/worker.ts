@@ -6,18 +6,70 @@ import { createRunner, type Runner } from './runner';
 import tracer from './steplight_tracer.py?raw';
 
 declare const self: DedicatedWorkerGlobalScope;
+type Load = (options: object) => Promise<PyodideAPI>;
 const post = (message: FromWorker) => self.postMessage(message);
 let runner: Promise<Runner> | null = null;
+
+/** Memory snapshots of a started Python, per Pyodide version and tracer text, in Cache Storage. */
+function snapshotKey(version: string): string {
+  let h = 0;
+  for (let i = 0; i < tracer.length; i++) h = (Math.imul(31, h) + tracer.charCodeAt(i)) | 0;
+  return `/steplight-snapshot/${version}/${(h >>> 0).toString(16)}`;
+}
+const CACHE = 'steplight-python';
+
+async function readSnapshot(key: string): Promise<Uint8Array | null> {
+  try {
+    const hit = await (await caches.open(CACHE)).match(key);
+    return hit ? new Uint8Array(await hit.arrayBuffer()) : null;
+  } catch {
+    return null; // no Cache Storage here (e.g. an insecure context): start cold
+  }
+}
+
+async function writeSnapshot(key: string, bytes: Uint8Array) {
+  try {
+    const cache = await caches.open(CACHE);
+    for (const old of await cache.keys()) if (!old.url.endsWith(key)) await cache.delete(old);
+    await cache.put(key, new Response(bytes as BlobPart, { headers: { 'Content-Type': 'application/octet-stream' } }));
+  } catch {
+    /* a full or missing cache only costs the next visit its warm start */
+  }
+}
 
 async function start(indexURL: string, interrupt?: SharedArrayBuffer): Promise<Runner> {
   const started = performance.now();
   post({ type: 'progress', phase: 'fetching' });
-  const { loadPyodide } = (await import(/* @vite-ignore */ `${indexURL}pyodide.mjs`)) as { loadPyodide: (o: object) => Promise<PyodideAPI> };
-  const py = await loadPyodide({ indexURL, stdout: () => {}, stderr: () => {} });
-  post({ type: 'progress', phase: 'starting' });
+  const { loadPyodide, version } = (await import(/* @vite-ignore */ `${indexURL}pyodide.mjs`)) as { loadPyodide: Load; version: string };
+  const key = snapshotKey(version);
+  const base = { indexURL, packageBaseUrl: indexURL, stdout: () => {}, stderr: () => {} };
+  let py: PyodideAPI | null = null;
+  let from: 'snapshot' | 'cold' = 'cold';
+  const snapshot = await readSnapshot(key);
+  if (snapshot) {
+    try {
+      py = await loadPyodide({ ...base, _loadSnapshot: snapshot });
+      from = 'snapshot';
+    } catch {
+      await caches.delete(CACHE).catch(() => {}); // a bad snapshot: forget it and start cold
+    }
+  }
+  if (!py) {
+    py = await loadPyodide({ ...base, _makeSnapshot: true });
+    post({ type: 'progress', phase: 'starting' });
+    py.FS.mkdirTree('/steplight/runtime');
+    py.FS.writeFile('/steplight/runtime/steplight_tracer.py', tracer);
+    py.runPython('import sys\nsys.path.insert(0, "/steplight/runtime")\nimport steplight_tracer, copy, json, tempfile');
+    try {
+      const bytes = py.makeMemorySnapshot();
+      void writeSnapshot(key, bytes);
+    } catch {
+      /* snapshots are an optimisation only */
+    }
+  }
   if (interrupt) py.setInterruptBuffer(new Int32Array(interrupt));
   const result = createRunner(py, tracer);
-  post({ type: 'ready', loadMs: Math.round(performance.now() - started) });
+  post({ type: 'ready', loadMs: Math.round(performance.now() - started), from });
   return result;
 }
 

@@ -242,7 +242,7 @@ function StatusLine({ s, locale, symbol }: { s: WidgetState; locale: Locale; sym
   }
   const truncated = ix?.trace.truncated && (s.status === 'paused' || s.status === 'finished') ? t(locale, `status.truncated.${ix.trace.truncated}`) : '';
   return (
-    <p className="sl-status" role="status" aria-live="polite" data-engine={s.engine.state}>
+    <p className="sl-status" role="status" aria-live="polite" data-engine={s.engine.state} data-engine-start={s.engine.state === 'ready' ? s.engine.from : undefined} data-engine-ms={s.engine.state === 'ready' ? s.engine.loadMs : undefined}>
       {text}
       {truncated && <span className="sl-warning"> {truncated}</span>}
     </p>
