@@ -24,7 +24,7 @@ test('a revisit starts Python from the cached memory snapshot, and it runs the s
   await openLesson(page);
   const status = page.locator('.sl-status').first();
   await expect(status).toHaveAttribute('data-engine-start', 'cold');
-  await page.waitForFunction(async () => (await (await caches.open('steplight-python')).keys()).length === 1, null, { timeout: 30_000 });
+  await expect(page.locator('html')).toHaveAttribute('data-snapshot', 'saved', { timeout: 30_000 });
   await page.reload();
   await expect(status).toHaveAttribute('data-engine', 'ready', { timeout: 60_000 });
   await expect(status).toHaveAttribute('data-engine-start', 'snapshot');
@@ -37,7 +37,7 @@ test('a revisit starts Python from the cached memory snapshot, and it runs the s
 
 test('a corrupt snapshot is dropped and Python starts cold', async ({ page }) => {
   await openLesson(page);
-  await page.waitForFunction(async () => (await (await caches.open('steplight-python')).keys()).length === 1, null, { timeout: 30_000 });
+  await expect(page.locator('html')).toHaveAttribute('data-snapshot', 'saved', { timeout: 30_000 });
   await page.evaluate(async () => {
     const cache = await caches.open('steplight-python');
     const [key] = await cache.keys();

@@ -44,6 +44,8 @@ export class Engine {
   private listeners = new Set<(status: EngineStatus) => void>();
   private ready!: Promise<void>;
   status: EngineStatus = { state: 'loading', phase: 'booting' };
+  /** The next visit can start from a memory snapshot (shown as data-snapshot on the document). */
+  snapshotSaved = false;
   restarts = 0;
 
   constructor(private options: EngineOptions) {
@@ -76,7 +78,10 @@ export class Engine {
         this.setStatus({ state: 'ready', loadMs: message.loadMs, from: message.from });
         markReady();
       } else if (message.type === 'init-failed') this.fail(`Python could not start: ${message.message}`);
-      else if (message.type === 'crashed') this.crashed(`Python crashed (${message.message}); a fresh Python was started, so the next run works`);
+      else if (message.type === 'snapshot-saved') {
+        this.snapshotSaved = true;
+        document.documentElement.dataset.snapshot = 'saved';
+      } else if (message.type === 'crashed') this.crashed(`Python crashed (${message.message}); a fresh Python was started, so the next run works`);
       else if (this.current && message.id === this.current.id) this.finish(message.type === 'result' ? message.trace : new Error(message.message));
     };
     worker.onerror = (event) => {

@@ -9,6 +9,8 @@ export type FromWorker =
   | { type: 'progress'; phase: 'fetching' | 'starting' }
   | { type: 'ready'; loadMs: number; from: 'snapshot' | 'cold' }
   | { type: 'init-failed'; message: string }
+  /** The memory snapshot for the next visit is stored. */
+  | { type: 'snapshot-saved' }
   | { type: 'result'; id: number; trace: Trace }
   | { type: 'failed'; id: number; message: string }
   /** Python itself broke (a fatal Pyodide error): this worker is no longer usable. */

@@ -5,6 +5,7 @@ run lives in one Recorder; the module itself keeps none, so runs are fresh.
 Runs the same under CPython and Pyodide.
 """
 import importlib
+import importlib.util
 import json
 import os
 import sys
@@ -300,6 +301,25 @@ def lesson_frames(tb, root):
     ]
 
 
+def write_files(root, files):
+    """Write the lesson's files; an unchanged file is left alone, so its cached bytecode stays valid."""
+    for rel, text in files.items():
+        path = os.path.join(root, rel)
+        try:
+            with open(path, encoding="utf-8") as handle:
+                if handle.read() == text:
+                    continue
+        except OSError:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        if path.endswith(".py"):
+            try:  # same size, same second: the old bytecode would still look valid
+                os.remove(importlib.util.cache_from_source(path))
+            except OSError:
+                pass
+
+
 def run(request_json):
     """Run one request: {root, files, target:{file,symbol}, harness:{file,code}, limits}.
 
@@ -307,11 +327,7 @@ def run(request_json):
     request = json.loads(request_json)
     limits = dict(DEFAULT_LIMITS, **request.get("limits", {}))
     root = request["root"].rstrip("/") + "/"
-    for rel, text in request["files"].items():
-        path = os.path.join(root, rel)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "w", encoding="utf-8") as handle:
-            handle.write(text)
+    write_files(root, request["files"])
     purge_modules(root)
     importlib.invalidate_caches()
     sys.path.insert(0, root)
@@ -319,7 +335,8 @@ def run(request_json):
     started = time.perf_counter()
     trace = {"version": VERSION, "target": dict(target), "steps": [], "stdout": ""}
     output = Output(limits["maxStdout"])
-    saved = sys.stdout, sys.stderr, os.getcwd(), sys.getrecursionlimit()
+    saved = sys.stdout, sys.stderr, os.getcwd(), sys.getrecursionlimit(), sys.dont_write_bytecode
+    sys.dont_write_bytecode = False  # cached bytecode makes the re-import of each run cheap
     recorder = None
     try:
         os.chdir(root)
@@ -353,6 +370,7 @@ def run(request_json):
         sys.stdout, sys.stderr = saved[0], saved[1]
         os.chdir(saved[2])
         sys.setrecursionlimit(saved[3])
+        sys.dont_write_bytecode = saved[4]
         # a run leaves nothing behind: lessons with same-named packages must not see each other
         sys.path.remove(root)
         purge_modules(root)

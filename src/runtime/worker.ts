@@ -27,13 +27,14 @@ async function readSnapshot(key: string): Promise<Uint8Array | null> {
   }
 }
 
-async function writeSnapshot(key: string, bytes: Uint8Array) {
+async function writeSnapshot(key: string, bytes: Uint8Array): Promise<boolean> {
   try {
     const cache = await caches.open(CACHE);
     for (const old of await cache.keys()) if (!old.url.endsWith(key)) await cache.delete(old);
     await cache.put(key, new Response(bytes as BlobPart, { headers: { 'Content-Type': 'application/octet-stream' } }));
+    return true;
   } catch {
-    /* a full or missing cache only costs the next visit its warm start */
+    return false; // a full or missing cache only costs the next visit its warm start
   }
 }
 
@@ -61,8 +62,9 @@ async function start(indexURL: string, interrupt?: SharedArrayBuffer): Promise<R
     py.FS.writeFile('/steplight/runtime/steplight_tracer.py', tracer);
     py.runPython('import sys\nsys.path.insert(0, "/steplight/runtime")\nimport steplight_tracer, copy, json, tempfile');
     try {
-      const bytes = py.makeMemorySnapshot();
-      void writeSnapshot(key, bytes);
+      // a copy: the snapshot may be a view of the wasm heap, which the next run changes
+      const bytes = py.makeMemorySnapshot().slice();
+      void writeSnapshot(key, bytes).then((saved) => saved && post({ type: 'snapshot-saved' }));
     } catch {
       /* snapshots are an optimisation only */
     }
@@ -73,11 +75,22 @@ async function start(indexURL: string, interrupt?: SharedArrayBuffer): Promise<R
   return result;
 }
 
+/** One tiny traced run right after start-up, so the reader's first run does not pay for warming up. */
+const WARM_UP = {
+  root: '/steplight/warm-up',
+  files: { 'warm.py': 'import copy\n\ndef warm(items):\n    out = []\n    for item in items:\n        out.append(copy.deepcopy(item))\n    return out\n' },
+  target: { file: 'warm.py', symbol: 'warm' },
+  harness: { file: 'harness.py', code: 'from warm import warm\noutcome = warm([{"a": [1]}, "b"])\nprint(outcome)\n' },
+};
+
 self.onmessage = async (event: MessageEvent<ToWorker>) => {
   const message = event.data;
   if (message.type === 'init') {
     runner = start(message.indexURL, message.interrupt);
-    runner.catch((error: Error) => post({ type: 'init-failed', message: error.message }));
+    runner.then(
+      (ready) => setTimeout(() => ready.run(WARM_UP), 0),
+      (error: Error) => post({ type: 'init-failed', message: error.message }),
+    );
     return;
   }
   try {

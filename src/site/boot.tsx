@@ -7,7 +7,7 @@ import { parseLink } from './deeplink';
 import { currentLocale, rememberLocale } from './locale';
 import './styles.css';
 
-const engine = pageEngine(); // Pyodide starts loading with the page
+const engine = pageEngine(); // already started by main.ts
 const base = import.meta.env.BASE_URL;
 const link = parseLink(location.hash);
 const onLink = (hash: string) => history.replaceState(null, '', `${location.pathname}${location.search}${hash}`);

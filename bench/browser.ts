@@ -1,0 +1,199 @@
+/**
+ * Browser half of `npm run bench`, in Debian Chromium: cold start beside a bare Pyodide page, warm
+ * revisit (HTTP cache + memory snapshot), Run-to-result after ready, and step latency p95 over 1k- and
+ * 100k-step traces. Writes bench/results/browser.json.
+ */
+import { execSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { chromium, type Browser, type Page } from '@playwright/test';
+
+const OUT = 'dist-bench';
+const PORT = 4391;
+const ORIGIN = `http://127.0.0.1:${PORT}`;
+const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const REPS = Number(process.env.BENCH_REPS ?? 3);
+
+const BARE = `<!doctype html><html><head><meta charset="utf-8"><title>bare pyodide</title></head><body>
+<script type="module">
+import { loadPyodide } from './pyodide/pyodide.mjs';
+const py = await loadPyodide({ indexURL: './pyodide/' });
+py.runPython('1 + 1');
+window.__readyAt = performance.now();
+</script></body></html>`;
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+const round = (x: number) => Math.round(x * 10) / 10;
+
+async function bareReady(page: Page) {
+  await page.waitForFunction(() => (window as unknown as { __readyAt?: number }).__readyAt, null, { timeout: 120_000, polling: 5 });
+  return page.evaluate(() => (window as unknown as { __readyAt: number }).__readyAt);
+}
+async function oursReady(page: Page) {
+  await page.waitForFunction(() => document.querySelector('.sl-status')?.getAttribute('data-engine') === 'ready', null, { timeout: 120_000, polling: 5 });
+  return page.evaluate(() => performance.now());
+}
+
+/** Click a widget button and time until the widget's DOM shows the move (and the next frame). */
+async function timedClicks(page: Page, action: string, count: number) {
+  return page.evaluate(
+    async ({ action, count }) => {
+      const w = document.querySelector('section[data-widget="x-bench/work"]')!;
+      const button = w.querySelector<HTMLButtonElement>(`[data-action="${action}"]`)!;
+      const commit: number[] = [];
+      const frame: number[] = [];
+      for (let k = 0; k < count; k++) {
+        if (button.disabled) break;
+        const before = w.getAttribute('data-step');
+        const t = performance.now();
+        await new Promise<void>((resolve) => {
+          const obs = new MutationObserver(() => {
+            if (w.getAttribute('data-step') !== before) {
+              obs.disconnect();
+              commit.push(performance.now() - t);
+              requestAnimationFrame(() => {
+                frame.push(performance.now() - t);
+                resolve();
+              });
+            }
+          });
+          obs.observe(w, { attributes: true });
+          button.click();
+        });
+      }
+      return { commit, frame };
+    },
+    { action, count },
+  );
+}
+
+async function stepLatency(browser: Browser, scenario: string) {
+  const page = await browser.newPage();
+  await page.goto(`${ORIGIN}/lessons/x-bench/?lang=en`);
+  await oursReady(page);
+  const w = page.locator('section[data-widget="x-bench/work"]');
+  await w.locator(`input[value="${scenario}"]`).check();
+  await w.locator('.cm-lineNumbers .cm-gutterElement').filter({ hasText: /^5$/ }).click(); // total += i
+  await w.locator('[data-action="debug"]').click();
+  await page.waitForFunction(() => document.querySelector('section[data-widget="x-bench/work"]')?.getAttribute('data-status') === 'paused', null, { timeout: 120_000 });
+  const steps = Number(await w.getAttribute('data-steps'));
+  const rows = [];
+  for (const action of ['step-into', 'continue', 'step-over', 'step-back', 'reverse-continue']) {
+    const { commit, frame } = await timedClicks(page, action, 150);
+    rows.push({ steps, move: action, n: commit.length, p50ms: round(median(commit)), p95ms: round(pct(commit, 95)), p95frameMs: round(pct(frame, 95)) });
+  }
+  // the scrubber: jumps anywhere in the trace
+  const scrub = await page.evaluate(async () => {
+    const w = document.querySelector('section[data-widget="x-bench/work"]')!;
+    const range = w.querySelector<HTMLInputElement>('input[type="range"]')!;
+    const setter = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')!.set!;
+    const out: number[] = [];
+    for (let k = 1; k <= 100; k++) {
+      const target = String(Math.floor((Number(range.max) * ((k * 37) % 100)) / 100));
+      if (target === range.value) continue;
+      const t = performance.now();
+      await new Promise<void>((resolve) => {
+        const obs = new MutationObserver(() => (obs.disconnect(), out.push(performance.now() - t), resolve()));
+        obs.observe(w, { attributes: true, attributeFilter: ['data-step'] });
+        setter.call(range, target);
+        range.dispatchEvent(new Event('input', { bubbles: true }));
+      });
+    }
+    return out;
+  });
+  rows.push({ steps, move: 'scrub', n: scrub.length, p50ms: round(median(scrub)), p95ms: round(pct(scrub, 95)), p95frameMs: NaN });
+  await page.close();
+  return rows;
+}
+
+async function main() {
+  execSync(`STEPLIGHT_LESSONS=lessons:bench/lessons STEPLIGHT_OUT=${OUT} npm run -s build`, { stdio: 'ignore' });
+  writeFileSync(`${OUT}/bare.html`, BARE);
+  process.env.STEPLIGHT_OUT = OUT;
+  const { preview } = await import('vite');
+  const server = await preview({ preview: { port: PORT, host: '127.0.0.1', strictPort: true }, logLevel: 'silent' });
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS });
+  try {
+    const cold = { bare: [] as number[], ours: [] as number[] };
+    const warm = { bare: [] as number[], ours: [] as number[], fromSnapshot: 0 };
+    for (let rep = 0; rep < REPS; rep++) {
+      for (const kind of rep % 2 ? (['ours', 'bare'] as const) : (['bare', 'ours'] as const)) {
+        const context = await browser.newContext();
+        const page = await context.newPage();
+        const url = kind === 'bare' ? `${ORIGIN}/bare.html` : `${ORIGIN}/lessons/s04-hooks/?lang=en`;
+        await page.goto(url);
+        cold[kind].push(kind === 'bare' ? await bareReady(page) : await oursReady(page));
+        if (kind === 'ours') await page.waitForFunction(() => document.documentElement.dataset.snapshot === 'saved', null, { timeout: 30_000 });
+        await page.goto(url);
+        warm[kind].push(kind === 'bare' ? await bareReady(page) : await oursReady(page));
+        if (kind === 'ours' && (await page.locator('.sl-status').first().getAttribute('data-engine-start')) === 'snapshot') warm.fromSnapshot++;
+        await context.close();
+      }
+    }
+    // Run after ready
+    const page = await browser.newPage();
+    await page.goto(`${ORIGIN}/lessons/s04-hooks/?lang=en`);
+    await oursReady(page);
+    const timeRuns = (count: number) =>
+      page.evaluate(async (count) => {
+        const w = document.querySelector('section[data-widget="s04-hooks/run_hooks"]')!;
+        const out: number[] = [];
+        for (let k = 0; k < count; k++) {
+          const t = performance.now();
+          await new Promise<void>((resolve) => {
+            const obs = new MutationObserver(() => {
+              if (w.getAttribute('data-status') === 'finished') {
+                obs.disconnect();
+                out.push(performance.now() - t);
+                resolve();
+              }
+            });
+            obs.observe(w, { attributes: true });
+            w.querySelector<HTMLButtonElement>('[data-action="run"]')!.click();
+          });
+        }
+        return out;
+      }, count);
+    const [firstAtReady] = await timeRuns(1); // clicked the moment Python is ready
+    await page.waitForTimeout(1000);
+    const runs = await timeRuns(20);
+    await page.close();
+    const latency = [...(await stepLatency(browser, 'n1k')), ...(await stepLatency(browser, 'n100k'))];
+
+    const start = {
+      coldBareMs: round(median(cold.bare)),
+      coldOursMs: round(median(cold.ours)),
+      coldRatio: round(median(cold.ours) / median(cold.bare) * 100) / 100,
+      warmBareMs: round(median(warm.bare)),
+      warmOursMs: round(median(warm.ours)),
+      warmRatioToColdBare: round(median(warm.ours) / median(cold.bare) * 100) / 100,
+      warmFromSnapshot: `${warm.fromSnapshot}/${REPS}`,
+    };
+    const run = { firstAtReadyMs: round(firstAtReady!), runs: runs.length, p50ms: round(median(runs)), p95ms: round(pct(runs, 95)) };
+    const targets = {
+      'cold start ≤ 1.1× bare Pyodide': start.coldRatio <= 1.1,
+      'warm revisit ≤ 0.3× (of a cold bare start)': start.warmRatioToColdBare <= 0.3,
+      'Run after ready ≤ 100 ms': run.p95ms <= 100,
+      'step latency p95 ≤ 16 ms at 100k steps': latency.filter((r) => r.steps > 50_000).every((r) => r.p95ms <= 16),
+    };
+    console.log(`\nStart-up in Chromium (median of ${REPS}; ms from navigation to Python ready)`);
+    console.table([start]);
+    console.log('Run → result after ready (run_hooks, scenario pass; the first run clicked the moment Python was ready)');
+    console.table([run]);
+    console.log('Step latency in Chromium (click → widget DOM updated; frame = to the next animation frame)');
+    console.table(latency);
+    console.table(Object.entries(targets).map(([target, met]) => ({ target, met })));
+    const results = { date: new Date().toISOString(), chromium: browser.version(), start, cold, warm, run, latency, targets };
+    mkdirSync('bench/results', { recursive: true });
+    writeFileSync('bench/results/browser.json', `${JSON.stringify(results, null, 2)}\n`);
+    console.log(JSON.stringify(results));
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+}
+
+main().catch((error: Error) => {
+  console.error(error.stack ?? error.message);
+  process.exit(1);
+});

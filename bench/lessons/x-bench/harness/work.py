@@ -1,0 +1,3 @@
+from core.loop import work
+
+outcome = work(n)
