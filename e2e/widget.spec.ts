@@ -139,6 +139,8 @@ test('keyboard only: F9 in the code, F5 debugs, F8 continues, F10 and Shift+F10 
     const at = Number(await focused.textContent());
     if (at === CALLBACK) break;
     await page.keyboard.press(at > CALLBACK ? 'ArrowUp' : 'ArrowDown');
+    // let the editor take the move in (a wrapped line can take several presses)
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   }
   await expect(focused).toHaveText(String(CALLBACK));
   await page.keyboard.press('F9');
