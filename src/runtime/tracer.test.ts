@@ -171,3 +171,21 @@ describe('isolation between lessons', () => {
     expect(plain(runner.run(lesson('a', 'def f():\n    return "a"\n')).outcome!)).toBe('a');
   });
 });
+
+describe('the Node watchdog', () => {
+  it('interrupts an infinite loop in the harness, and the next run works', () => {
+    const t = Date.now();
+    const trace = runner.run(request('def f():\n    return 1\n', 'from m import f\noutcome = f()\nwhile True:\n    pass\n', 'f', {}, { timeoutMs: 300 }));
+    expect(trace.error?.type).toBe('Timeout');
+    expect(trace.truncated).toBe('time');
+    expect(trace.steps.map((s) => s.event)).toEqual(['call', 'line', 'return']);
+    expect(Date.now() - t).toBeLessThan(5_000);
+    expect(plain(runner.run(request('def f():\n    return 2\n', 'from m import f\noutcome = f()\n')).outcome!)).toBe(2);
+  });
+
+  it('interrupts again when the loop swallows the first interrupt', () => {
+    const harness = 'from m import f\noutcome = f()\nfor _ in range(3):\n    try:\n        while True:\n            pass\n    except KeyboardInterrupt:\n        pass\nwhile True:\n    pass\n';
+    const trace = runner.run(request('def f():\n    return 1\n', harness, 'f', {}, { timeoutMs: 200 }));
+    expect(trace.error?.type).toBe('Timeout');
+  });
+});
