@@ -31,19 +31,23 @@ function scalar(value: Value): string | null {
   }
 }
 
+const clip = (s: string, budget: number) => (s.length > budget ? `${s.slice(0, budget - 1)}…` : s);
+
 /** A one-line preview, for summaries. */
 export function preview(value: Value, budget = 60): string {
   const s = scalar(value);
-  if (s !== null) return s.length > budget ? `${s.slice(0, budget)}…` : s;
+  if (s !== null) return clip(s, budget);
   switch (value.t) {
-    case 'dict':
-      return `{${(value.entries ?? []).map(([k, v]) => `${preview(k, 20)}: ${preview(v, 20)}`).join(', ')}${value.more || (value.entries?.length ?? 0) < value.len ? ', …' : ''}}`.slice(0, budget);
+    case 'dict': {
+      const text = `{${(value.entries ?? []).map(([k, v]) => `${preview(k, 20)}: ${preview(v, 20)}`).join(', ')}${value.more || (value.entries?.length ?? 0) < value.len ? ', …' : ''}}`;
+      return clip(text, budget);
+    }
     case 'list':
     case 'tuple':
     case 'set':
     case 'frozenset': {
       const [open, close] = value.t === 'list' ? ['[', ']'] : value.t === 'tuple' ? ['(', ')'] : ['{', '}'];
-      return `${open}${(value.items ?? []).map((v) => preview(v, 20)).join(', ')}${value.more || (value.items?.length ?? 0) < value.len ? ', …' : ''}${close}`.slice(0, budget);
+      return clip(`${open}${(value.items ?? []).map((v) => preview(v, 20)).join(', ')}${value.more || (value.items?.length ?? 0) < value.len ? ', …' : ''}${close}`, budget);
     }
     case 'ref':
       return `↺ ${ident(value.id)}`;
