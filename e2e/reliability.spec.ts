@@ -100,6 +100,15 @@ test.describe('hostile lesson code', () => {
     await responsive(page);
   });
 
+  test('a worker crash (a fatal Python error) is reported; a fresh worker runs the next run', async ({ page }) => {
+    const w = hostile(page, 'crash');
+    await run(w);
+    await expect(w).toHaveAttribute('data-status', 'error', { timeout: 30_000 });
+    await expect(w.locator('[role="status"]')).toContainText('Python crashed');
+    await responsive(page);
+    await nextRunWorks(page);
+  });
+
   test('a syntax error in a lesson file is reported, not crashed on', async ({ page }) => {
     const w = hostile(page, 'broken');
     await run(w);

@@ -82,7 +82,7 @@ export class Engine {
         this.snapshotSaved = true;
         document.documentElement.dataset.snapshot = 'saved';
       } else if (message.type === 'crashed') this.crashed(`Python crashed (${message.message}); a fresh Python was started, so the next run works`);
-      else if (this.current && message.id === this.current.id) this.finish(message.type === 'result' ? message.trace : new Error(message.message));
+      else if (message.type === 'result' && message.id === this.current?.id) this.finish(message.trace);
     };
     worker.onerror = (event) => {
       if (worker !== this.worker) return;
@@ -122,11 +122,10 @@ export class Engine {
     this.current = null;
   }
 
-  private finish(outcome: Trace | Error) {
+  private finish(trace: Trace) {
     const job = this.current?.job;
     this.clearCurrent();
-    if (outcome instanceof Error) job?.reject(outcome);
-    else job?.resolve(outcome);
+    job?.resolve(trace);
     void this.pump();
   }
 

@@ -12,6 +12,5 @@ export type FromWorker =
   /** The memory snapshot for the next visit is stored. */
   | { type: 'snapshot-saved' }
   | { type: 'result'; id: number; trace: Trace }
-  | { type: 'failed'; id: number; message: string }
   /** Python itself broke (a fatal Pyodide error): this worker is no longer usable. */
   | { type: 'crashed'; id: number; message: string };

@@ -14,7 +14,9 @@ export function createRunner(py: PyodideAPI, tracerSource: string): Runner {
   ) as (json: string) => string;
   return {
     run(request) {
-      return JSON.parse(run(JSON.stringify(request))) as Trace;
+      const out = run(JSON.stringify(request));
+      if (typeof out !== 'string') throw new Error('Python stopped without a result (the Python runtime failed)');
+      return JSON.parse(out) as Trace;
     },
   };
 }

@@ -98,8 +98,9 @@ self.onmessage = async (event: MessageEvent<ToWorker>) => {
     const trace = (await runner).run(message.request);
     post({ type: 'result', id: message.id, trace });
   } catch (error) {
-    const e = error as Error & { pyodide_fatal_error?: boolean };
-    const fatal = e.pyodide_fatal_error === true || e instanceof RangeError || /fatal/i.test(e.message);
-    post({ type: fatal ? 'crashed' : 'failed', id: message.id, message: `${e.name}: ${e.message.split('\n')[0]}` });
+    // The tracer turns every Python exception into trace data, so anything thrown here means the
+    // Python runtime itself broke (a fatal Pyodide error, a JS stack overflow): this worker is done.
+    const e = error as Error;
+    post({ type: 'crashed', id: message.id, message: `${e.name}: ${e.message.split('\n')[0]}` });
   }
 };
