@@ -111,6 +111,7 @@ export class Engine {
 
   private restart() {
     this.worker.terminate();
+    this.prepared.clear();
     this.restarts++;
     this.setStatus({ state: 'loading', phase: 'booting' });
     this.spawn();
@@ -127,6 +128,18 @@ export class Engine {
     this.clearCurrent();
     job?.resolve(trace);
     void this.pump();
+  }
+
+  private prepared = new Set<string>();
+
+  /** Ahead of a lesson's first run: have its files written and compiled (once per lesson and worker). */
+  prepare(request: RunRequest) {
+    if (this.prepared.has(request.root)) return;
+    this.prepared.add(request.root);
+    void this.ready.then(() => {
+      const message: ToWorker = { type: 'prepare', request };
+      this.worker.postMessage(message);
+    });
   }
 
   run(request: RunRequest): Promise<Trace> {

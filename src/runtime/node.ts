@@ -52,6 +52,7 @@ export async function nodeRunner(options: { graceMs?: number; hardMs?: number } 
   const runner = createRunner(py, tracerSource());
   let id = 0;
   return {
+    prepare: (request) => runner.prepare(request),
     run(request) {
       id++;
       Atomics.store(flags, 0, 0);

@@ -3,7 +3,9 @@ import type { RunRequest, Trace } from '../trace/types';
 
 export type ToWorker =
   | { type: 'init'; indexURL: string; interrupt?: SharedArrayBuffer }
-  | { type: 'run'; id: number; request: RunRequest };
+  | { type: 'run'; id: number; request: RunRequest }
+  /** Write a lesson's files and compile them ahead of its first run (no reply). */
+  | { type: 'prepare'; request: RunRequest };
 
 export type FromWorker =
   | { type: 'progress'; phase: 'fetching' | 'starting' }

@@ -320,6 +320,21 @@ def write_files(root, files):
                 pass
 
 
+def prepare(request_json):
+    """Write a lesson's files and compile its modules to bytecode ahead of its first run."""
+    import py_compile
+
+    request = json.loads(request_json)
+    root = request["root"].rstrip("/") + "/"
+    write_files(root, request["files"])
+    for rel in request["files"]:
+        if rel.endswith(".py"):
+            try:
+                py_compile.compile(os.path.join(root, rel), doraise=True)
+            except py_compile.PyCompileError:
+                pass  # the run will report it
+
+
 def run(request_json):
     """Run one request: {root, files, target:{file,symbol}, harness:{file,code}, limits}.
 

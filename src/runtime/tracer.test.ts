@@ -189,3 +189,16 @@ describe('the Node watchdog', () => {
     expect(trace.error?.type).toBe('Timeout');
   });
 });
+
+describe('prepare', () => {
+  it('writes and compiles a lesson ahead of its first run; the run then gives the same trace', () => {
+    const req = request('def f(x):\n    return x + 1\n', 'from m import f\noutcome = f(1)\n');
+    const cold = runner.run(req);
+    const prepared = { ...req, root: `${req.root}-prepared` };
+    runner.prepare(prepared);
+    const warm = runner.run(prepared);
+    expect(warm.steps).toEqual(cold.steps);
+    expect(plain(warm.outcome!)).toBe(2);
+    runner.prepare({ ...req, root: `${req.root}-broken`, files: { 'm.py': 'def f(:\n' } }); // a syntax error is left to the run
+  });
+});

@@ -93,6 +93,10 @@ self.onmessage = async (event: MessageEvent<ToWorker>) => {
     );
     return;
   }
+  if (message.type === 'prepare') {
+    (await runner)?.prepare(message.request);
+    return;
+  }
   try {
     if (!runner) throw new Error('the Python worker was not started');
     const trace = (await runner).run(message.request);

@@ -2,6 +2,7 @@
 import { useEffect, useMemo, useState, type KeyboardEvent } from 'react';
 import { useStore } from 'zustand';
 import type { Locale, Widget as WidgetSpec } from '../lessons/types';
+import { widgetRequest } from '../lessons/run';
 import * as R from '../replay/replay';
 import { messages, t } from './i18n';
 import { connect, createWidgetStore, type EngineLike, type Initial, type WidgetActions, type WidgetState, type WidgetStore } from './store';
@@ -56,7 +57,7 @@ export interface WidgetProps {
 
 export function Widget(props: WidgetProps) {
   const [store] = useState(() => createWidgetStore(props.widget, props.files, props.engine, props.initial));
-  useEffect(() => connect(store, props.engine, props.initial), [store, props.engine]);
+  useEffect(() => connect(store, props.engine, props.initial, widgetRequest(props.files, props.widget)), [store, props.engine]);
   const { onState } = props;
   useEffect(() => (onState ? store.subscribe(onState) : undefined), [store, onState]);
   return <WidgetView {...props} store={store} />;

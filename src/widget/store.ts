@@ -12,6 +12,8 @@ export interface EngineLike {
   status: EngineStatus;
   subscribe(listener: (status: EngineStatus) => void): () => void;
   run(request: RunRequest): Promise<Trace>;
+  /** Optional: get a lesson ready ahead of its first run. */
+  prepare?(request: RunRequest): void;
 }
 
 /** An engine that never runs anything: for prerendering pages on the server. */
@@ -133,8 +135,9 @@ export function createWidgetStore(widget: Widget, files: Record<string, string>,
 }
 
 /** Follow the engine's status; for a deep link, open paused at the recorded step. Returns the disconnect. */
-export function connect(store: WidgetStore, engine: EngineLike, initial: Initial = {}): () => void {
+export function connect(store: WidgetStore, engine: EngineLike, initial: Initial = {}, prepare?: RunRequest): () => void {
   store.setState({ engine: engine.status });
+  if (prepare) engine.prepare?.(prepare);
   const off = engine.subscribe((status) => store.setState({ engine: status }));
   if (initial.step !== undefined && store.getState().status === 'idle') {
     const step = initial.step;
