@@ -38,6 +38,18 @@ async function writeSnapshot(key: string, bytes: Uint8Array): Promise<boolean> {
   }
 }
 
+/** The snapshot waits for the first quiet moment (no message for 2 s) to be stored. */
+let pendingSnapshot: (() => void) | null = null;
+let idleTimer: ReturnType<typeof setTimeout> | undefined;
+function whenIdle() {
+  clearTimeout(idleTimer);
+  if (pendingSnapshot)
+    idleTimer = setTimeout(() => {
+      pendingSnapshot?.();
+      pendingSnapshot = null;
+    }, 2000);
+}
+
 async function start(indexURL: string, interrupt?: SharedArrayBuffer): Promise<Runner> {
   const started = performance.now();
   post({ type: 'progress', phase: 'fetching' });
@@ -62,9 +74,11 @@ async function start(indexURL: string, interrupt?: SharedArrayBuffer): Promise<R
     py.FS.writeFile('/steplight/runtime/steplight_tracer.py', tracer);
     py.runPython('import sys\nsys.path.insert(0, "/steplight/runtime")\nimport steplight_tracer, copy, json, tempfile');
     try {
-      // a copy: the snapshot may be a view of the wasm heap, which the next run changes
+      // a copy: the snapshot may be a view of the wasm heap, which the next run changes. It is
+      // stored a little later, so that writing 30 MB does not compete with the page's start-up.
       const bytes = py.makeMemorySnapshot().slice();
-      void writeSnapshot(key, bytes).then((saved) => saved && post({ type: 'snapshot-saved' }));
+      pendingSnapshot = () => void writeSnapshot(key, bytes).then((saved) => saved && post({ type: 'snapshot-saved' }));
+      whenIdle();
     } catch {
       /* snapshots are an optimisation only */
     }
@@ -85,6 +99,7 @@ const WARM_UP = {
 
 self.onmessage = async (event: MessageEvent<ToWorker>) => {
   const message = event.data;
+  whenIdle();
   if (message.type === 'init') {
     runner = start(message.indexURL, message.interrupt);
     runner.then(
@@ -101,6 +116,7 @@ self.onmessage = async (event: MessageEvent<ToWorker>) => {
     if (!runner) throw new Error('the Python worker was not started');
     const trace = (await runner).run(message.request);
     post({ type: 'result', id: message.id, trace });
+    whenIdle();
   } catch (error) {
     // The tracer turns every Python exception into trace data, so anything thrown here means the
     // Python runtime itself broke (a fatal Pyodide error, a JS stack overflow): this worker is done.

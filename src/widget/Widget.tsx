@@ -174,7 +174,7 @@ function WidgetView({ widget, locale, store }: WidgetProps & { store: WidgetStor
         <h4>{m.diagram}</h4>
         <ol className="sl-diagram">
           {widget.diagram.map((d) => {
-            const visited = ix && active ? (ix.lineHits.get(d.line) ?? []).some((h) => h <= cursor) : false;
+            const visited = ix && active ? (ix.lineHits.get(d.line)?.[0] ?? Infinity) <= cursor : false; // hits are ascending
             return (
               <li key={d.line} aria-current={d.line === diagramLine ? 'step' : undefined} data-line={d.line} className={visited ? 'sl-visited' : undefined}>
                 <span className="sl-diagram-line">{d.line}</span> {d.caption[locale]}
