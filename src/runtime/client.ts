@@ -44,9 +44,6 @@ export class Engine {
   private listeners = new Set<(status: EngineStatus) => void>();
   private ready!: Promise<void>;
   status: EngineStatus = { state: 'loading', phase: 'booting' };
-  /** The next visit can start from a memory snapshot (shown as data-snapshot on the document). */
-  snapshotSaved = false;
-  restarts = 0;
 
   constructor(private options: EngineOptions) {
     this.spawn();
@@ -79,8 +76,7 @@ export class Engine {
         markReady();
       } else if (message.type === 'init-failed') this.fail(`Python could not start: ${message.message}`);
       else if (message.type === 'snapshot-saved') {
-        this.snapshotSaved = true;
-        document.documentElement.dataset.snapshot = 'saved';
+        document.documentElement.dataset.snapshot = 'saved'; // the next visit can start warm
       } else if (message.type === 'crashed') this.crashed(`Python crashed (${message.message}); a fresh Python was started, so the next run works`);
       else if (message.type === 'result' && message.id === this.current?.id) this.finish(message.trace);
     };
@@ -112,7 +108,6 @@ export class Engine {
   private restart() {
     this.worker.terminate();
     this.prepared.clear();
-    this.restarts++;
     this.setStatus({ state: 'loading', phase: 'booting' });
     this.spawn();
     void this.pump();
