@@ -15,7 +15,11 @@ import ast, json, sys
 req = json.load(sys.stdin)
 out = []
 for b in req:
-    node = ast.parse(b["text"])
+    try:
+        node = ast.parse(b["text"])
+    except SyntaxError as e:
+        out.append("%s line %s: %s" % (b["file"], e.lineno, e.msg))
+        continue
     for part in b["symbol"].split("."):
         body = node.body
         node = next((n for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name == part), None)
@@ -30,9 +34,10 @@ print(json.dumps(out))
   const input = blocks.map((b) => ({ file: b.file, symbol: b.symbol, text: lesson.files[b.file] }));
   const run = spawnSync(process.env.PYTHON ?? 'python3', ['-c', script], { input: JSON.stringify(input), encoding: 'utf8' });
   if (run.status !== 0) return [`ast check failed: ${run.stderr}`];
-  const ranges = JSON.parse(run.stdout) as ([number, number] | null)[];
+  const ranges = JSON.parse(run.stdout) as ([number, number] | string | null)[];
   return blocks.flatMap((b, i) => {
     const r = ranges[i];
+    if (typeof r === 'string') return [`syntax error in ${r}`];
     if (!r) return [`${b.file}: Python finds no symbol ${b.symbol}`];
     return r[0] === b.firstLine && r[1] === b.lastLine ? [] : [`${b.file} ${b.symbol}: extracted lines ${b.firstLine}-${b.lastLine}, Python's ast says ${r[0]}-${r[1]}`];
   });
@@ -62,11 +67,18 @@ async function main() {
       for (const widget of lesson.widgets) {
         for (const scenario of widget.scenarios) {
           const request = widgetRequest(lesson.files, widget, scenario.id);
-          for (const [engine, trace] of [
-            ['cpython', cpythonRun(request, root)],
-            ['pyodide', pyodide.run(request)],
+          for (const [engine, run] of [
+            ['cpython', () => cpythonRun(request, root)],
+            ['pyodide', () => pyodide.run(request)],
           ] as const) {
             const where = `${lesson.id}/${widget.id}#${scenario.id} (${engine})`;
+            let trace;
+            try {
+              trace = run();
+            } catch (error) {
+              fail(where, `the run itself failed: ${(error as Error).message}`);
+              continue;
+            }
             const problems = checkExpect(trace, scenario.expect);
             if (!trace.steps.some((s) => s.event === 'call') && !scenario.expect.error) problems.push(`${widget.symbol} was never called`);
             if (trace.target.firstLine !== undefined && trace.target.firstLine !== widget.firstLine) problems.push(`code object starts at line ${trace.target.firstLine}, widget at ${widget.firstLine}`);
