@@ -1,8 +1,8 @@
-import { copyFileSync, createReadStream, existsSync, mkdirSync } from 'node:fs';
+import { copyFileSync, createReadStream, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import react from '@vitejs/plugin-react';
 import { defineConfig, type Plugin } from 'vite';
-import { lessonDirs, loadLesson } from './src/lessons/load';
+import { buildLessons, LESSON_ROOTS } from './src/lessons/load';
 
 const PYODIDE_DIR = resolve('node_modules/pyodide');
 /** The Pyodide files a page needs; served from the site's own origin under pyodide/. */
@@ -36,9 +36,6 @@ function pyodide(): Plugin {
   };
 }
 
-/** Lesson roots: `lessons/`, or STEPLIGHT_LESSONS (':'-separated; the e2e build adds its fixtures). */
-export const LESSON_ROOTS = (process.env.STEPLIGHT_LESSONS ?? 'lessons').split(':').map((r) => resolve(r));
-
 /** `virtual:steplight/lessons`: every lesson of the lesson roots, read and validated at build time. */
 function lessons(): Plugin {
   const id = 'virtual:steplight/lessons';
@@ -47,8 +44,7 @@ function lessons(): Plugin {
     resolveId: (source) => (source === id ? `\0${id}` : null),
     load(source) {
       if (source !== `\0${id}`) return null;
-      const dirs = LESSON_ROOTS.flatMap((root) => (existsSync(root) ? lessonDirs(root) : []));
-      return `export default ${JSON.stringify(dirs.map(loadLesson))};`;
+      return `export default ${JSON.stringify(buildLessons())};`;
     },
     handleHotUpdate({ file, server }) {
       if (!LESSON_ROOTS.some((root) => file.startsWith(root))) return;

@@ -5,7 +5,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { renderToString } from 'react-dom/server';
-import { lessonDirs, loadLesson } from '../src/lessons/load';
+import { buildLessons } from '../src/lessons/load';
 import { App, route } from '../src/site/App';
 import { staticEngine } from '../src/widget/store';
 
@@ -13,8 +13,7 @@ const PRERENDER_LOCALE = 'en' as const;
 const base = process.env.STEPLIGHT_BASE ?? '/';
 const dist = resolve(process.env.STEPLIGHT_OUT ?? 'dist');
 const template = readFileSync(join(dist, 'index.html'), 'utf8');
-const roots = (process.env.STEPLIGHT_LESSONS ?? 'lessons').split(':').map((r) => resolve(r));
-const lessons = roots.flatMap((root) => lessonDirs(root)).map(loadLesson);
+const lessons = buildLessons();
 const escape = (s: string) => s.replace(/[&<>"]/g, (c) => `&${{ '&': 'amp', '<': 'lt', '>': 'gt', '"': 'quot' }[c]};`);
 
 const pages = [{ path: '', title: 'Steplight' }, ...lessons.map((l) => ({ path: `lessons/${l.id}/`, title: `${l.title[PRERENDER_LOCALE]} · Steplight` }))];

@@ -1,6 +1,6 @@
 /** Read and validate a lesson directory (Node only: used by the build, the CLI and the checks). */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 import MarkdownIt from 'markdown-it';
 import { parse as parseYaml } from 'yaml';
 import type { Json } from '../runtime/request';
@@ -154,6 +154,14 @@ export function loadLesson(dir: string): Lesson {
     }),
   ) as Lesson['prose'];
   return { id: lessonId, title: localized(spec.title, `${yamlPath} title`), files, prose, widgets };
+}
+
+/** The lesson roots a build uses: `lessons/`, or STEPLIGHT_LESSONS (':'-separated; e2e and bench add fixtures). */
+export const LESSON_ROOTS = (process.env.STEPLIGHT_LESSONS ?? 'lessons').split(':').map((r) => resolve(r));
+
+/** Every lesson of the build's lesson roots, read and validated. */
+export function buildLessons(): Lesson[] {
+  return LESSON_ROOTS.flatMap((root) => (existsSync(root) ? lessonDirs(root) : [])).map(loadLesson);
 }
 
 export function lessonDirs(root: string): string[] {

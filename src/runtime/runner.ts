@@ -8,12 +8,16 @@ export interface Runner {
   prepare(request: RunRequest): void;
 }
 
-export function createRunner(py: PyodideAPI, tracerSource: string): Runner {
+/** Write the tracer into Python's file system and import it (again: a cached import). */
+export function installTracer(py: PyodideAPI, tracerSource: string) {
   py.FS.mkdirTree('/steplight/runtime');
   py.FS.writeFile('/steplight/runtime/steplight_tracer.py', tracerSource);
-  const run = py.runPython(
-    `import sys\nsys.path.insert(0, "/steplight/runtime")\nimport steplight_tracer\nsteplight_tracer.run`,
-  ) as (json: string) => string;
+  py.runPython('import sys\nif "/steplight/runtime" not in sys.path:\n    sys.path.insert(0, "/steplight/runtime")\nimport steplight_tracer');
+}
+
+export function createRunner(py: PyodideAPI, tracerSource: string): Runner {
+  installTracer(py, tracerSource);
+  const run = py.runPython('steplight_tracer.run') as (json: string) => string;
   const prepare = py.runPython('steplight_tracer.prepare') as (json: string) => void;
   return {
     prepare(request) {

@@ -109,7 +109,7 @@ class Encoder:
             hit = self.shared.get(id(value))
             if hit is not None and hit[0] is value:
                 return hit[1]
-            out = self.str_value(value) if kind is str else self.callable(value)
+            out = self.text(value, "str") if kind is str else self.callable(value)
             self.shared[id(value)] = (value, out)
             return out
         if kind is bytes:
@@ -131,9 +131,6 @@ class Encoder:
         if kind is types.ModuleType:
             return {"t": "module", "name": value.__name__}
         return self.instance(value, kind, depth, path)
-
-    def str_value(self, value):
-        return self.text(value, "str")
 
     def callable(self, value):
         name = getattr(value, "__qualname__", None) or getattr(value, "__name__", "?")

@@ -2,7 +2,7 @@
 /** The module worker that hosts Pyodide for one page. */
 import type { PyodideAPI } from 'pyodide';
 import type { FromWorker, ToWorker } from './protocol';
-import { createRunner, type Runner } from './runner';
+import { createRunner, installTracer, type Runner } from './runner';
 import tracer from './steplight_tracer.py?raw';
 
 declare const self: DedicatedWorkerGlobalScope;
@@ -70,9 +70,8 @@ async function start(indexURL: string, interrupt?: SharedArrayBuffer): Promise<R
   if (!py) {
     py = await loadPyodide({ ...base, _makeSnapshot: true });
     post({ type: 'progress', phase: 'starting' });
-    py.FS.mkdirTree('/steplight/runtime');
-    py.FS.writeFile('/steplight/runtime/steplight_tracer.py', tracer);
-    py.runPython('import sys\nsys.path.insert(0, "/steplight/runtime")\nimport steplight_tracer, copy, json, tempfile');
+    installTracer(py, tracer);
+    py.runPython('import copy, json, tempfile'); // what lesson runs import, kept in the snapshot
     try {
       // a copy: the snapshot may be a view of the wasm heap, which the next run changes. It is
       // stored a little later, so that writing 30 MB does not compete with the page's start-up.
