@@ -14,57 +14,82 @@ export function tracerSource(): string {
 }
 
 /**
- * The watchdog: a thread that interrupts Python when a run outlives its limit (the main thread is
- * busy in Python, so it cannot do it itself). Slots: 0 Pyodide's interrupt buffer, 1 the armed run,
- * 2 its limit in ms, 3 the last finished run. Code that keeps swallowing KeyboardInterrupt is
- * interrupted again every 200 ms; after `hardMs` more the process is ended with a message.
+ * The watchdog: a thread that interrupts Python when a run outlives its deadline (the main thread
+ * is busy in Python, so it cannot do it itself). Shared slots (Int32 unless noted):
+ *   0 Pyodide's interrupt buffer;
+ *   1 the id of the run in progress, 0 when none (set at the start of a run, cleared at its end);
+ *   2 a lock held around "is run N still in progress? then interrupt it" and around the end of a run,
+ *     so an interrupt meant for one run can never land in the next;
+ *   3 the id of the last run the watchdog interrupted (for tests and messages);
+ *   BigInt64 slot 2 (bytes 16..23): the deadline of the run in progress, in ms of Date.now().
+ * The watchdog compares the deadline of whatever run is in progress with the clock, so it cannot
+ * lose track of runs however fast they come and go. Code that keeps swallowing KeyboardInterrupt
+ * is interrupted again every 200 ms; after `hardMs` more the process is ended with a message.
  */
 const WATCHDOG = `
 const { workerData } = require('node:worker_threads');
-const f = new Int32Array(workerData.buffer);
-let armed = 0;
+const f = new Int32Array(workerData.buffer, 0, 4);
+const deadlines = new BigInt64Array(workerData.buffer, 16, 1);
+const lock = () => { while (Atomics.compareExchange(f, 2, 0, 1) !== 0) Atomics.wait(f, 2, 1, 1); };
+const unlock = () => { Atomics.store(f, 2, 0); Atomics.notify(f, 2); };
+let last = 0, nextAt = 0, hardAt = 0;
 for (;;) {
-  Atomics.wait(f, 1, armed);
-  armed = Atomics.load(f, 1);
-  let wait = Atomics.load(f, 2);
-  let spent = 0;
-  while (Atomics.load(f, 3) !== armed) {
-    if (Atomics.wait(f, 3, Atomics.load(f, 3), wait) !== 'timed-out') continue;
-    if (Atomics.load(f, 3) === armed) break;
-    Atomics.store(f, 0, 2);
-    spent += wait;
-    wait = 200;
-    if (spent > Atomics.load(f, 2) + workerData.hardMs) {
-      process.stderr.write('steplight: lesson code ignored every interrupt; stopping\\n');
-      process.kill(process.pid, 'SIGTERM');
-    }
+  const run = Atomics.load(f, 1);
+  if (run === 0) { Atomics.wait(f, 1, 0); continue; }
+  const deadline = Number(Atomics.load(deadlines, 0));
+  if (run !== last) { last = run; nextAt = deadline; hardAt = deadline + workerData.hardMs; }
+  const now = Date.now();
+  if (now < nextAt) { Atomics.wait(f, 1, run, nextAt - now); continue; }
+  lock();
+  const still = Atomics.load(f, 1) === run;
+  if (still) { Atomics.store(f, 0, 2); Atomics.store(f, 3, run); }
+  unlock();
+  if (!still) continue;
+  nextAt = now + 200;
+  if (now > hardAt) {
+    process.stderr.write('steplight: lesson code ignored every interrupt for ' + workerData.hardMs + ' ms; stopping\\n');
+    process.kill(process.pid, 'SIGTERM');
   }
 }`;
 
+export interface NodeRunner extends Runner {
+  /** The id of the last run (1, 2, …) and of the last run the watchdog had to interrupt. */
+  readonly runs: { last: number; interrupted: number };
+}
+
 /** Pyodide in this process, with a watchdog thread for the wall-clock limit. */
-export async function nodeRunner(options: { graceMs?: number; hardMs?: number } = {}): Promise<Runner> {
+export async function nodeRunner(options: { graceMs?: number; hardMs?: number } = {}): Promise<NodeRunner> {
   const py = await loadPyodide();
-  const buffer = new SharedArrayBuffer(16);
-  const flags = new Int32Array(buffer);
+  const buffer = new SharedArrayBuffer(24);
+  const flags = new Int32Array(buffer, 0, 4);
+  const deadline = new BigInt64Array(buffer, 16, 1);
   py.setInterruptBuffer(flags.subarray(0, 1));
   const watchdog = new Worker(WATCHDOG, { eval: true, workerData: { buffer, hardMs: options.hardMs ?? 10_000 } });
   watchdog.unref();
   const runner = createRunner(py, tracerSource());
   let id = 0;
   return {
+    get runs() {
+      return { last: id, interrupted: Atomics.load(flags, 3) };
+    },
     prepare: (request) => runner.prepare(request),
     run(request) {
       id++;
+      const limit = (request.limits?.timeoutMs ?? DEFAULT_LIMITS.timeoutMs) + (options.graceMs ?? 500);
       Atomics.store(flags, 0, 0);
-      Atomics.store(flags, 2, (request.limits?.timeoutMs ?? DEFAULT_LIMITS.timeoutMs) + (options.graceMs ?? 500));
+      Atomics.store(deadline, 0, BigInt(Date.now() + limit));
       Atomics.store(flags, 1, id);
       Atomics.notify(flags, 1);
       try {
         return runner.run(request);
       } finally {
-        Atomics.store(flags, 3, id);
-        Atomics.notify(flags, 3);
+        // under the lock: once the run is marked finished, no interrupt meant for it can follow
+        while (Atomics.compareExchange(flags, 2, 0, 1) !== 0) Atomics.wait(flags, 2, 1, 1);
+        Atomics.store(flags, 1, 0);
         Atomics.store(flags, 0, 0);
+        Atomics.store(flags, 2, 0);
+        Atomics.notify(flags, 2);
+        Atomics.notify(flags, 1);
       }
     },
   };
