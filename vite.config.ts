@@ -86,6 +86,9 @@ export default defineConfig({
   base: process.env.STEPLIGHT_BASE ?? '/',
   plugins: [react(), pyodide(), lessons(), contentSecurityPolicy()],
   worker: { format: 'es' },
+  // URLs inside JavaScript (the worker, chunks) are relative to the script that uses them, so the
+  // embed works from whatever path a blog copies dist/ to, without a rebuild
+  experimental: { renderBuiltUrl: (_file, { hostType }) => (hostType === 'js' ? { relative: true } : undefined) },
   optimizeDeps: { exclude: ['pyodide'] },
   server: { headers: isolation, port: 5173 },
   preview: { headers: isolation, port: 4173 },

@@ -11,14 +11,26 @@ import type { Locale } from '../lessons/types';
 
 const pyodideURL = new URL('../pyodide/', import.meta.url).href;
 
+/**
+ * The host page's inherited styles stop at the element (its own rules on <steplight-widget> still
+ * apply, so an embedder can set margins or the documented --sl-* colours there); `theme` picks the
+ * palette: auto (the reader's OS), light or dark.
+ */
+const HOST_CSS = `:host { all: initial; display: block; font-size: 16px; text-align: start; }
+:host([theme='light']) { color-scheme: light; }
+:host([theme='dark']) { color-scheme: dark; }
+:host([hidden]) { display: none; }
+`;
+
 class SteplightWidget extends HTMLElement {
   private root: Root | null = null;
 
   connectedCallback() {
+    this.root?.unmount();
     const shadow = this.shadowRoot ?? this.attachShadow({ mode: 'open' });
     shadow.innerHTML = '';
     const style = document.createElement('style');
-    style.textContent = css.replace(/:root/g, ':host');
+    style.textContent = HOST_CSS + css.replace(/:root/g, ':host');
     const mount = document.createElement('div');
     shadow.append(style, mount);
     this.root = createRoot(mount);
@@ -39,6 +51,12 @@ class SteplightWidget extends HTMLElement {
     }
     const scenario = this.getAttribute('scenario') ?? undefined;
     this.root.render(<Widget widget={widget} files={lesson.files} engine={pageEngine(pyodideURL)} locale={locale} initial={scenario ? { scenario } : undefined} />);
+  }
+
+  static observedAttributes = ['lesson', 'widget', 'lang', 'scenario'];
+
+  attributeChangedCallback(_name: string, old: string | null, value: string | null) {
+    if (this.root && old !== value) this.connectedCallback(); // a new widget, language or scenario
   }
 
   disconnectedCallback() {

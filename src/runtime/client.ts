@@ -1,9 +1,10 @@
 /** The page's side of the Pyodide worker: start-up, a run queue, and the wall-clock guard. */
 import { DEFAULT_LIMITS, type RunRequest, type Trace } from '../trace/types';
 import type { FromWorker, ToWorker } from './protocol';
+import { timeoutTrace } from './runner';
 
 export type EngineStatus =
-  | { state: 'loading'; phase: 'booting' | 'fetching' | 'starting' }
+  | { state: 'loading'; phase: 'booting' | 'fetching' | 'starting' | 'retrying' }
   | { state: 'ready'; loadMs: number; from: 'snapshot' | 'cold' }
   | { state: 'error'; message: string };
 
@@ -14,25 +15,21 @@ export interface EngineOptions {
   interruptAfterMs?: number;
   /** Further time before the worker is terminated and a new one started. */
   terminateAfterMs?: number;
+  /** How often Python may fail to start (worker or Python files not loading) before the engine gives up. */
+  maxStarts?: number;
+  /** The wait before the first retry; it doubles for each further one. */
+  retryAfterMs?: number;
+}
+
+/** What a reader or an embedder should do when Python cannot be loaded at all. */
+export function loadFailure(indexURL: string, tries: number, reason: string): string {
+  return `Python could not be loaded (${tries} tries): ${reason}. The files under ${indexURL} and the worker script next to the page's scripts must be served by this site (see README, "Embedding"); reload the page to try again.`;
 }
 
 interface Job {
   request: RunRequest;
   resolve: (trace: Trace) => void;
   reject: (error: Error) => void;
-}
-
-/** A trace for a run the host had to kill: no steps could be recovered. */
-function killedTrace(request: RunRequest, ms: number, how: string): Trace {
-  return {
-    version: 1,
-    target: request.target,
-    steps: [],
-    stdout: '',
-    truncated: 'time',
-    error: { type: 'Timeout', message: `stopped after ${ms} ms (the time limit); ${how}` },
-    stats: { events: 0, durationMs: ms },
-  };
 }
 
 export class Engine {
@@ -43,6 +40,10 @@ export class Engine {
   private nextId = 1;
   private listeners = new Set<(status: EngineStatus) => void>();
   private ready!: Promise<void>;
+  /** Failed starts since the last successful one. */
+  private failedStarts = 0;
+  private isReady = false;
+  private retryTimer: ReturnType<typeof setTimeout> | undefined;
   status: EngineStatus = { state: 'loading', phase: 'booting' };
 
   constructor(private options: EngineOptions) {
@@ -67,14 +68,17 @@ export class Engine {
     this.interrupt = buffer ? new Int32Array(buffer) : null;
     let markReady!: () => void;
     this.ready = new Promise((resolve) => (markReady = resolve));
+    this.isReady = false;
     worker.onmessage = (event: MessageEvent<FromWorker>) => {
       if (worker !== this.worker) return;
       const message = event.data;
       if (message.type === 'progress') this.setStatus({ state: 'loading', phase: message.phase });
       else if (message.type === 'ready') {
+        this.failedStarts = 0;
+        this.isReady = true;
         this.setStatus({ state: 'ready', loadMs: message.loadMs, from: message.from });
         markReady();
-      } else if (message.type === 'init-failed') this.fail(`Python could not start: ${message.message}`);
+      } else if (message.type === 'init-failed') this.startFailed(message.message);
       else if (message.type === 'snapshot-saved') {
         document.documentElement.dataset.snapshot = 'saved'; // the next visit can start warm
       } else if (message.type === 'crashed') this.crashed(`Python crashed (${message.message}); a fresh Python was started, so the next run works`);
@@ -83,7 +87,8 @@ export class Engine {
     worker.onerror = (event) => {
       if (worker !== this.worker) return;
       event.preventDefault?.();
-      this.crashed(`the Python worker crashed${event.message ? `: ${event.message}` : ''}`);
+      if (!this.isReady) this.startFailed(event.message || `the worker script did not load`);
+      else this.crashed(`the Python worker crashed${event.message ? `: ${event.message}` : ''}`);
     };
     const init: ToWorker = { type: 'init', indexURL: this.options.indexURL, ...(buffer ? { interrupt: buffer } : {}) };
     worker.postMessage(init);
@@ -95,6 +100,21 @@ export class Engine {
     this.clearCurrent();
     this.queue = [];
     for (const job of jobs) job.reject(new Error(message));
+  }
+
+  /** The worker or Python did not start: try again after a growing pause, a few times, then give up clearly. */
+  private startFailed(reason: string) {
+    this.failedStarts++;
+    this.worker.terminate();
+    const max = this.options.maxStarts ?? 3;
+    if (this.failedStarts >= max) {
+      this.fail(loadFailure(this.options.indexURL, this.failedStarts, reason));
+      return;
+    }
+    this.setStatus({ state: 'loading', phase: 'retrying' });
+    const wait = (this.options.retryAfterMs ?? 1000) * 2 ** (this.failedStarts - 1);
+    clearTimeout(this.retryTimer);
+    this.retryTimer = setTimeout(() => this.restart(), wait);
   }
 
   /** The worker died: the current run fails, a fresh worker takes the queue. */
@@ -165,7 +185,7 @@ export class Engine {
         const how = 'the Python worker did not stop, so it was restarted';
         this.clearCurrent();
         this.restart();
-        job.resolve(killedTrace(job.request, terminateAt, how));
+        job.resolve(timeoutTrace(job.request, terminateAt, how));
       }, terminateAt),
     );
     this.current = { job, id, timers };

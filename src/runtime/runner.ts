@@ -1,5 +1,5 @@
 import type { PyodideAPI } from 'pyodide';
-import type { RunRequest, Trace } from '../trace/types';
+import { DEFAULT_LIMITS, type RunRequest, type Trace } from '../trace/types';
 
 /** Runs requests in one Pyodide instance. Used by the browser worker and by Node alike. */
 export interface Runner {
@@ -15,6 +15,19 @@ export function installTracer(py: PyodideAPI, tracerSource: string) {
   py.runPython('import sys\nif "/steplight/runtime" not in sys.path:\n    sys.path.insert(0, "/steplight/runtime")\nimport steplight_tracer');
 }
 
+/** A run stopped by the time limit with no steps to show (`how` says what the host had to do). */
+export function timeoutTrace(request: RunRequest, ms = request.limits?.timeoutMs ?? DEFAULT_LIMITS.timeoutMs, how = ''): Trace {
+  return {
+    version: 1,
+    target: request.target,
+    steps: [],
+    stdout: '',
+    truncated: 'time',
+    error: { type: 'Timeout', message: `stopped after ${ms} ms (the time limit)${how ? `; ${how}` : ''}` },
+    stats: { events: 0, durationMs: ms },
+  };
+}
+
 export function createRunner(py: PyodideAPI, tracerSource: string): Runner {
   installTracer(py, tracerSource);
   const run = py.runPython('steplight_tracer.run') as (json: string) => string;
@@ -24,7 +37,14 @@ export function createRunner(py: PyodideAPI, tracerSource: string): Runner {
       prepare(JSON.stringify(request));
     },
     run(request) {
-      const out = run(JSON.stringify(request));
+      let out: string;
+      try {
+        out = run(JSON.stringify(request));
+      } catch (error) {
+        // the host's interrupt reached Python at the very entry of the tracer, before anything ran
+        if ((error as { type?: string }).type === 'KeyboardInterrupt') return timeoutTrace(request);
+        throw error;
+      }
       if (typeof out !== 'string') throw new Error('Python stopped without a result (the Python runtime failed)');
       return JSON.parse(out) as Trace;
     },

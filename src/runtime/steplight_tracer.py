@@ -332,60 +332,85 @@ def prepare(request_json):
                 pass  # the run will report it
 
 
+def uninterrupted(action, *args):
+    """Run the tracer's own bookkeeping to the end even if a host interrupt meant for the lesson
+    lands in it (the host repeats an ignored interrupt, so each retry may see another)."""
+    while True:
+        try:
+            return action(*args)
+        except KeyboardInterrupt:
+            continue
+
+
 def run(request_json):
     """Run one request: {root, files, target:{file,symbol}, harness:{file,code}, limits}.
 
     harness.code is the full harness text, scenario inputs already prepended."""
+    request, limits, root, target, started, trace, output, saved = uninterrupted(begin, request_json)
+    recorder = None
+    try:
+        try:
+            write_files(root, request["files"])
+            purge_modules(root)
+            importlib.invalidate_caches()
+            sys.path.insert(0, root)
+            sys.dont_write_bytecode = False  # cached bytecode makes the re-import of each run cheap
+            os.chdir(root)
+            code = resolve(module_name(target["file"]), target["symbol"])
+            trace["target"]["firstLine"] = code.co_firstlineno
+            trace["target"]["lastLine"] = max(line for _, _, line in code.co_lines() if line is not None)
+            harness = request["harness"]
+            compiled = compile(harness["code"], os.path.join(root, harness["file"]), "exec")
+            namespace = {"__name__": "__steplight_harness__", "__file__": os.path.join(root, harness["file"])}
+            recorder = Recorder(code, limits, output)
+            sys.stdout = sys.stderr = output
+            sys.settrace(recorder.global_trace)
+            try:
+                exec(compiled, namespace)
+            finally:
+                sys.settrace(None)
+                sys.stdout, sys.stderr = saved[0], saved[1]
+            if "outcome" in namespace:
+                trace["outcome"] = recorder.encoder.encode(namespace["outcome"])
+        except StopRun as stop:
+            trace["error"] = stop_error(stop.reason, limits)
+        except KeyboardInterrupt:
+            trace["error"] = stop_error("time", limits)
+            if recorder is not None:
+                recorder.truncated = "time"
+        except BaseException as error:  # the lesson's own failure is data, not a crash
+            sys.stdout, sys.stderr = saved[0], saved[1]
+            trace["error"] = uninterrupted(lambda: dict(describe_exception(error), frames=lesson_frames(error.__traceback__, root)))
+    except KeyboardInterrupt:  # an interrupt that landed in one of the handlers above
+        trace.setdefault("error", stop_error("time", limits))
+    finally:
+        uninterrupted(restore, saved, root)
+    return uninterrupted(finish, trace, recorder, output, limits, started)
+
+
+def begin(request_json):
     request = json.loads(request_json)
     limits = dict(DEFAULT_LIMITS, **request.get("limits", {}))
     root = request["root"].rstrip("/") + "/"
-    write_files(root, request["files"])
-    purge_modules(root)
-    importlib.invalidate_caches()
-    sys.path.insert(0, root)
     target = request["target"]
-    started = time.perf_counter()
     trace = {"version": VERSION, "target": dict(target), "steps": [], "stdout": ""}
-    output = Output(limits["maxStdout"])
-    saved = sys.stdout, sys.stderr, os.getcwd(), sys.getrecursionlimit(), sys.dont_write_bytecode
-    sys.dont_write_bytecode = False  # cached bytecode makes the re-import of each run cheap
-    recorder = None
-    try:
-        os.chdir(root)
-        code = resolve(module_name(target["file"]), target["symbol"])
-        trace["target"]["firstLine"] = code.co_firstlineno
-        trace["target"]["lastLine"] = max(line for _, _, line in code.co_lines() if line is not None)
-        harness = request["harness"]
-        compiled = compile(harness["code"], os.path.join(root, harness["file"]), "exec")
-        namespace = {"__name__": "__steplight_harness__", "__file__": os.path.join(root, harness["file"])}
-        recorder = Recorder(code, limits, output)
-        sys.stdout = sys.stderr = output
-        sys.settrace(recorder.global_trace)
-        try:
-            exec(compiled, namespace)
-        finally:
-            sys.settrace(None)
-            sys.stdout, sys.stderr = saved[0], saved[1]
-        if "outcome" in namespace:
-            trace["outcome"] = recorder.encoder.encode(namespace["outcome"])
-    except StopRun as stop:
-        trace["error"] = stop_error(stop.reason, limits)
-    except KeyboardInterrupt:
-        trace["error"] = stop_error("time", limits)
-        if recorder is not None:
-            recorder.truncated = "time"
-    except BaseException as error:  # the lesson's own failure is data, not a crash
-        sys.stdout, sys.stderr = saved[0], saved[1]
-        trace["error"] = dict(describe_exception(error), frames=lesson_frames(error.__traceback__, root))
-    finally:
-        sys.settrace(None)
-        sys.stdout, sys.stderr = saved[0], saved[1]
-        os.chdir(saved[2])
-        sys.setrecursionlimit(saved[3])
-        sys.dont_write_bytecode = saved[4]
-        # a run leaves nothing behind: lessons with same-named packages must not see each other
-        sys.path.remove(root)
-        purge_modules(root)
+    saved = sys.stdout, sys.stderr, os.getcwd(), sys.getrecursionlimit(), sys.dont_write_bytecode, list(sys.path)
+    return request, limits, root, target, time.perf_counter(), trace, Output(limits["maxStdout"]), saved
+
+
+def restore(saved, root):
+    """Undo what a run changed in the interpreter; a run leaves nothing behind (lessons with
+    same-named packages must not see each other)."""
+    sys.settrace(None)
+    sys.stdout, sys.stderr = saved[0], saved[1]
+    os.chdir(saved[2])
+    sys.setrecursionlimit(saved[3])
+    sys.dont_write_bytecode = saved[4]
+    sys.path[:] = saved[5]
+    purge_modules(root)
+
+
+def finish(trace, recorder, output, limits, started):
     if recorder is not None:
         trace["steps"] = recorder.steps
         if recorder.truncated:

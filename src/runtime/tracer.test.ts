@@ -2,11 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildRequest, type Json } from './request';
-import { cpythonRun, nodeRunner } from './node';
-import type { Runner } from './runner';
+import { cpythonRun, nodeRunner, type NodeRunner } from './node';
 import { plain, type Limits, type Step, type Value } from '../trace/types';
 
-let runner: Runner;
+let runner: NodeRunner;
 beforeAll(async () => {
   runner = await nodeRunner();
 });
@@ -173,7 +172,8 @@ describe('isolation between lessons', () => {
 });
 
 describe('the Node watchdog', () => {
-  const quick = () => request('def f():\n    return 1\n', 'from m import f\noutcome = f()\n', 'f', {}, { timeoutMs: 100 });
+  // "quick" runs take a few ms; their 1 s limit leaves room for a loaded machine
+  const quick = (timeoutMs = 1_000) => request('def f():\n    return 1\n', 'from m import f\noutcome = f()\n', 'f', {}, { timeoutMs });
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
   it('interrupts an infinite loop in the harness, and the next run works', () => {
@@ -191,12 +191,24 @@ describe('the Node watchdog', () => {
     expect(trace.error?.type).toBe('Timeout');
   });
 
+  it('an interrupt that lands in the tracer\'s own set-up or bookkeeping still gives a trace', async () => {
+    const own = await nodeRunner({ graceMs: 0, hardMs: 60_000 });
+    own.run(quick(60_000));
+    // a 0 ms limit: the watchdog interrupts at once, wherever Python is (writing files, importing…)
+    for (let i = 0; i < 20; i++) {
+      const trace = own.run(quick(0));
+      expect(trace.error === undefined || trace.error.type === 'Timeout').toBe(true);
+    }
+    expect(plain(own.run(quick(60_000)).outcome!)).toBe(1);
+  });
+
   // The old protocol lost track of runs that ended before the watchdog looked, then interrupted a
   // later, legitimate run at the stale deadline (or ended the process). These are those patterns.
   it('does not interrupt a legitimate run after many quick runs and a pause', async () => {
     const own = await nodeRunner({ graceMs: 100, hardMs: 300 });
+    own.run(quick(60_000)); // the first run of a fresh Python imports and compiles: no tight limit
     for (let i = 0; i < 200; i++) expect(own.run(quick()).error).toBeUndefined();
-    await sleep(1_000); // every quick run's deadline (200 ms) is long past
+    await sleep(2_000); // every quick run's deadline (1.1 s) is past
     const busy = 'import time\ndef f():\n    end = time.monotonic() + 1.0\n    while time.monotonic() < end:\n        pass\n    return "done"\n';
     const trace = own.run(request(busy, 'from m import f\noutcome = f()\n', 'f', {}, { timeoutMs: 5_000, maxSteps: 100_000_000 }));
     expect(trace.error).toBeUndefined();
@@ -206,8 +218,9 @@ describe('the Node watchdog', () => {
 
   it('keeps the process alive when no run is in progress, however long, after quick runs', async () => {
     const own = await nodeRunner({ graceMs: 50, hardMs: 200 });
+    own.run(quick(60_000));
     for (let i = 0; i < 30; i++) own.run(quick());
-    await sleep(1_500); // well past every deadline plus hardMs: the old watchdog ended the process here
+    await sleep(2_500); // past every deadline plus hardMs: the old watchdog ended the process here
     expect(own.runs.interrupted).toBe(0);
     expect(plain(own.run(quick()).outcome!)).toBe(1);
     // and it still stops a runaway run, the right one
