@@ -16,9 +16,9 @@ const pyodideURL = new URL('../pyodide/', import.meta.url).href;
  * apply, so an embedder can set margins or the documented --sl-* colours there); `theme` picks the
  * palette: auto (the reader's OS), light or dark.
  */
-const HOST_CSS = `:host { all: initial; display: block; font-size: 16px; text-align: start; }
-:host([theme='light']) { color-scheme: light; }
-:host([theme='dark']) { color-scheme: dark; }
+const HOST_CSS = `:host { all: initial; display: block; font-size: var(--sl-font-size, 16px); text-align: start; }
+:host([theme='light']) { --sl-light: initial; --sl-dark: ; color-scheme: light; }
+:host([theme='dark']) { --sl-light: ; --sl-dark: initial; color-scheme: dark; }
 :host([hidden]) { display: none; }
 `;
 
@@ -30,7 +30,8 @@ class SteplightWidget extends HTMLElement {
     const shadow = this.shadowRoot ?? this.attachShadow({ mode: 'open' });
     shadow.innerHTML = '';
     const style = document.createElement('style');
-    style.textContent = HOST_CSS + css.replace(/:root/g, ':host');
+    // rem would follow the blog's <html> font size: sizes are relative to the element's own instead
+    style.textContent = HOST_CSS + css.replace(/:root/g, ':host').replace(/(\d*\.?\d+)rem\b/g, 'calc($1 * var(--sl-font-size, 16px))');
     const mount = document.createElement('div');
     shadow.append(style, mount);
     this.root = createRoot(mount);

@@ -6,7 +6,7 @@ import { timeoutTrace } from './runner';
 export type EngineStatus =
   | { state: 'loading'; phase: 'booting' | 'fetching' | 'starting' | 'retrying' }
   | { state: 'ready'; loadMs: number; from: 'snapshot' | 'cold' }
-  | { state: 'error'; message: string };
+  | { state: 'error'; message: string; load?: { tries: number; url: string } };
 
 export interface EngineOptions {
   indexURL: string;
@@ -94,8 +94,8 @@ export class Engine {
     worker.postMessage(init);
   }
 
-  private fail(message: string) {
-    this.setStatus({ state: 'error', message });
+  private fail(message: string, load?: { tries: number; url: string }) {
+    this.setStatus({ state: 'error', message, ...(load ? { load } : {}) });
     const jobs = [...(this.current ? [this.current.job] : []), ...this.queue];
     this.clearCurrent();
     this.queue = [];
@@ -108,7 +108,7 @@ export class Engine {
     this.worker.terminate();
     const max = this.options.maxStarts ?? 3;
     if (this.failedStarts >= max) {
-      this.fail(loadFailure(this.options.indexURL, this.failedStarts, reason));
+      this.fail(loadFailure(this.options.indexURL, this.failedStarts, reason), { tries: this.failedStarts, url: this.options.indexURL });
       return;
     }
     this.setStatus({ state: 'loading', phase: 'retrying' });

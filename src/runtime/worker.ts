@@ -50,10 +50,32 @@ function whenIdle() {
     }, 2000);
 }
 
+/**
+ * Pyodide hangs (after a console warning) when its wasm answers 404: watch every fetch of start-up
+ * and fail the start with the file's name and status instead.
+ */
+function watchFetches(): Promise<never> {
+  let fail!: (error: Error) => void;
+  const failed = new Promise<never>((_, reject) => (fail = reject));
+  const fetch = self.fetch.bind(self);
+  self.fetch = async (input, init) => {
+    const url = input instanceof Request ? input.url : String(input);
+    const response = await fetch(input, init).catch((error: Error) => {
+      fail(new Error(`${url} could not be fetched (${error.message})`));
+      throw error;
+    });
+    if (!response.ok) fail(new Error(`${url} answered HTTP ${response.status}`));
+    return response;
+  };
+  return failed;
+}
+
 async function start(indexURL: string, interrupt?: SharedArrayBuffer): Promise<Runner> {
+  const failed = watchFetches();
   const started = performance.now();
   post({ type: 'progress', phase: 'fetching' });
   const { loadPyodide, version } = (await import(/* @vite-ignore */ `${indexURL}pyodide.mjs`)) as { loadPyodide: Load; version: string };
+  const loaded = (options: object) => Promise.race([loadPyodide(options), failed]);
   const key = snapshotKey(version);
   const base = { indexURL, packageBaseUrl: indexURL, stdout: () => {}, stderr: () => {} };
   let py: PyodideAPI | null = null;
@@ -61,14 +83,14 @@ async function start(indexURL: string, interrupt?: SharedArrayBuffer): Promise<R
   const snapshot = await readSnapshot(key);
   if (snapshot) {
     try {
-      py = await loadPyodide({ ...base, _loadSnapshot: snapshot });
+      py = await loaded({ ...base, _loadSnapshot: snapshot });
       from = 'snapshot';
     } catch {
       await caches.delete(CACHE).catch(() => {}); // a bad snapshot: forget it and start cold
     }
   }
   if (!py) {
-    py = await loadPyodide({ ...base, _makeSnapshot: true });
+    py = await loaded({ ...base, _makeSnapshot: true });
     post({ type: 'progress', phase: 'starting' });
     installTracer(py, tracer);
     py.runPython('import copy, json, tempfile'); // what lesson runs import, kept in the snapshot

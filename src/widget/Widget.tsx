@@ -228,7 +228,9 @@ function NumberedCode({ text, first }: { text: string; first: number }) {
 function StatusLine({ s, locale, symbol }: { s: WidgetState; locale: Locale; symbol: string }) {
   const ix = s.index;
   let text: string;
-  if (s.status === 'error') text = t(locale, 'status.error', { message: s.error ?? '' });
+  const load = s.engine.state === 'error' ? s.engine.load : undefined;
+  if (load && (s.status === 'error' || s.status === 'idle')) text = t(locale, 'status.loadFailed', { tries: load.tries, url: load.url });
+  else if (s.status === 'error') text = t(locale, 'status.error', { message: s.error ?? '' });
   else if (s.status === 'running') text = t(locale, 'status.running', { symbol });
   else if (s.status === 'loading' || (s.status === 'idle' && s.engine.state === 'loading'))
     text = s.engine.state === 'loading' ? `${t(locale, `status.loading.${s.engine.phase}`)}${s.status === 'idle' ? ` ${t(locale, 'status.idleLoading')}` : ''}` : t(locale, 'status.running', { symbol });
