@@ -1,8 +1,9 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { findWidget, loadLesson } from './load';
+import { findWidget, lessonDirs, loadLesson } from './load';
+import { lessonJsonSchema } from './schema';
 import { checkExpect } from './run';
 import { extractSymbol } from './symbols';
 import type { Trace } from '../trace/types';
@@ -80,7 +81,13 @@ describe('loadLesson', () => {
     ['a missing symbol', { 'lesson.yaml': good['lesson.yaml'].replace('symbol: f', 'symbol: g') }, /no function or class "g" in m.py/],
     ['an unknown widget in the prose', { 'en.md': '```debugger\nother\n```\n' }, /unknown widget "other"/],
     ['a diagram line that is not in the function', { 'lesson.yaml': good['lesson.yaml'].replace('match: return x', 'match: return y') }, /no line of f reads "return y"/],
-    ['an unknown key', { 'lesson.yaml': good['lesson.yaml'].replace('    inputs: {x: 1}', '    input: {x: 1}') }, /unknown key "input"/],
+    ['an unknown key, with the closest valid one', { 'lesson.yaml': good['lesson.yaml'].replace('    inputs: {x: 1}', '    input: {x: 1}') }, /widgets\[0\]: unknown key "input"; did you mean "inputs"\?/],
+    ['a misspelt scenario key', { 'lesson.yaml': good['lesson.yaml'].replace('expect: {outcome: 2}', 'expcet: {outcome: 2}') }, /widgets\[0\]\.scenarios\[0\]: unknown key "expcet"; did you mean "expect"\?/],
+    ['a misspelt symbol, with the closest one in the file', { 'lesson.yaml': good['lesson.yaml'].replace('symbol: f', 'symbol: ff') }, /no function or class "ff" in m.py; did you mean "f"\?/],
+    ['a misspelt file', { 'lesson.yaml': good['lesson.yaml'].replace('harness: h.py', 'harness: hh.py') }, /no Python file "hh.py" in the lesson; did you mean "h.py"\?/],
+    ['a misspelt widget in the prose', { 'en.md': '```debugger\nww\n```\n' }, /unknown widget "ww" in a debugger block; did you mean "w"\?/],
+    ['a wrong type', { 'lesson.yaml': good['lesson.yaml'].replace('    scenarios:\n', '    scenarios: 3\n    x_scenarios:\n') }, /widgets\[0\]\.scenarios: must be a list/],
+    ['a missing required key', { 'lesson.yaml': good['lesson.yaml'].replace('    harness: h.py\n', '') }, /widgets\[0\]\.harness: is required/],
     ['broken YAML', { 'lesson.yaml': 'title: [' }, /invalid YAML/],
     ['a missing locale', { 'zh.md': undefined }, /no zh.md/],
   ])('rejects %s with a clear error', (_name, change, message) => {
@@ -90,6 +97,19 @@ describe('loadLesson', () => {
       else files[k] = v;
     }
     expect(lesson(files)).toThrow(message);
+  });
+
+  it('names every problem of a lesson.yaml at once', () => {
+    const broken = good['lesson.yaml'].replace('    harness: h.py\n', '').replace('label: One', 'label: ""').replace('  - id: w', '  - id: w w');
+    let message = '';
+    try {
+      lesson({ ...good, 'lesson.yaml': broken })();
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(/widgets\[0\]\.id: must be letters/);
+    expect(message).toMatch(/widgets\[0\]\.harness: is required/);
+    expect(message).toMatch(/widgets\[0\]\.scenarios\[0\]\.label: must be a non-empty string/);
   });
 
   it('loads the hooks lesson with its three widgets', () => {
@@ -106,12 +126,23 @@ describe('loadLesson', () => {
   });
 });
 
+describe('the published JSON Schema of lesson.yaml', () => {
+  it('is the schema the loader validates with (run `npm run schema` after changing it)', () => {
+    expect(JSON.parse(readFileSync('schemas/lesson.schema.json', 'utf8'))).toEqual(lessonJsonSchema());
+  });
+  it('is named by every lesson.yaml, so editors use it', () => {
+    for (const dir of lessonDirs(resolve('lessons'))) expect(readFileSync(join(dir, 'lesson.yaml'), 'utf8')).toMatch(/^# yaml-language-server: \$schema=\.\.\/\.\.\/schemas\/lesson\.schema\.json\n/);
+  });
+});
+
 describe('checkExpect', () => {
   const base: Trace = { version: 1, target: { file: 'm.py', symbol: 'f' }, steps: [], stdout: 'hello', stats: { events: 0, durationMs: 0 } };
   it('passes a matching trace and names each mismatch', () => {
     const t = { ...base, outcome: { t: 'dict' as const, id: 1, len: 1, entries: [[{ t: 'str' as const, v: 'a' }, { t: 'none' as const }]] as never } };
     expect(checkExpect(t, { outcome: { a: null }, stdout: 'ell' })).toEqual([]);
-    expect(checkExpect(t, { outcome: { a: 1 } })[0]).toMatch(/outcome/);
+    expect(checkExpect(t, { outcome: { a: 1 } })).toEqual(['outcome differs from expect.outcome:\n    outcome.a: expected 1, got null']);
+    expect(checkExpect(t, { outcome: { a: null, b: [1] } })[0]).toContain('outcome.b: expected [1], missing');
+    expect(checkExpect({ ...base }, { outcome: 1 })).toEqual(['the harness never set `outcome` (assign the result to a variable named outcome)']);
     expect(checkExpect(t, { stdout: 'bye' })[0]).toMatch(/stdout/);
     expect(checkExpect(t, { error: 'ValueError' })[0]).toMatch(/expected error ValueError/);
     expect(checkExpect({ ...base, error: { type: 'KeyError', message: 'x' } }, {})[0]).toMatch(/unexpected error KeyError/);

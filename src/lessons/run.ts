@@ -1,11 +1,14 @@
 /** From a lesson widget and a scenario to a run request, and from a trace to a verdict. */
+import diff from 'microdiff';
 import { buildRequest } from '../runtime/request';
 import { plain, type Limits, type RunRequest, type Trace } from '../trace/types';
+import { didYouMean } from './suggest';
 import type { Expect, Widget } from './types';
 
 export function scenarioOf(widget: Widget, scenarioId?: string) {
   const scenario = scenarioId ? widget.scenarios.find((s) => s.id === scenarioId) : widget.scenarios[0];
-  if (!scenario) throw new Error(`widget ${widget.lesson}/${widget.id} has no scenario "${scenarioId}" (scenarios: ${widget.scenarios.map((s) => s.id).join(', ')})`);
+  const ids = widget.scenarios.map((s) => s.id);
+  if (!scenario) throw new Error(`widget ${widget.lesson}/${widget.id} has no scenario "${scenarioId}"${didYouMean(scenarioId ?? '', ids)} (scenarios: ${ids.join(', ')})`);
   return scenario;
 }
 
@@ -14,7 +17,19 @@ export function widgetRequest(files: Record<string, string>, widget: Widget, sce
   return buildRequest({ lesson: widget.lesson, files, source: widget.file, symbol: widget.symbol, harness: widget.harness, inputs: scenario.inputs }, limits);
 }
 
-const canonical = (v: unknown): string => JSON.stringify(v, (_k, x) => (x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => a.localeCompare(b))) : x));
+const show = (v: unknown) => (v === undefined ? '(nothing)' : JSON.stringify(v));
+
+/** Where two JSON values differ, one line per difference ("outcome.warnings[0]: expected …, got …"). */
+export function jsonDiff(expected: unknown, got: unknown, root = 'outcome'): string[] {
+  if (typeof expected !== 'object' || expected === null || typeof got !== 'object' || got === null || Array.isArray(expected) !== Array.isArray(got))
+    return JSON.stringify(expected) === JSON.stringify(got) ? [] : [`${root}: expected ${show(expected)}, got ${show(got)}`];
+  return diff(expected as Record<string, unknown>, got as Record<string, unknown>).map((d) => {
+    const at = root + d.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`)).join('');
+    if (d.type === 'CREATE') return `${at}: not expected, got ${show(d.value)}`;
+    if (d.type === 'REMOVE') return `${at}: expected ${show(d.oldValue)}, missing`;
+    return `${at}: expected ${show(d.oldValue)}, got ${show(d.value)}`;
+  });
+}
 
 /** What is wrong with a trace against a scenario's expectations (empty when it meets them). */
 export function checkExpect(trace: Trace, expect: Expect): string[] {
@@ -25,8 +40,12 @@ export function checkExpect(trace: Trace, expect: Expect): string[] {
     problems.push(`unexpected error ${trace.error.type}: ${trace.error.message}`);
   }
   if (expect.outcome !== undefined) {
-    const got = trace.outcome === undefined ? undefined : plain(trace.outcome);
-    if (canonical(got) !== canonical(expect.outcome)) problems.push(`outcome ${canonical(got)} is not the expected ${canonical(expect.outcome)}`);
+    if (trace.outcome === undefined) {
+      if (!trace.error) problems.push('the harness never set `outcome` (assign the result to a variable named outcome)');
+    } else {
+      const lines = jsonDiff(expect.outcome, plain(trace.outcome));
+      if (lines.length) problems.push(`outcome differs from expect.outcome:\n    ${lines.join('\n    ')}`);
+    }
   }
   if (expect.stdout !== undefined && !trace.stdout.includes(expect.stdout)) problems.push(`stdout ${JSON.stringify(trace.stdout)} does not contain ${JSON.stringify(expect.stdout)}`);
   return problems;

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { loadPyodide } from 'pyodide';
 import { DEFAULT_LIMITS, type RunRequest, type Trace } from '../trace/types';
-import { createRunner, type Runner } from './runner';
+import { createRunner, timeoutTrace, type Runner } from './runner';
 
 export const TRACER_PATH = fileURLToPath(new URL('./steplight_tracer.py', import.meta.url));
 
@@ -97,14 +97,17 @@ export async function nodeRunner(options: { graceMs?: number; hardMs?: number } 
 
 /** The same tracer under the machine's CPython, with a real temporary lesson directory. */
 export function cpythonRun(request: RunRequest, root: string, python = process.env.PYTHON ?? 'python3'): Trace {
+  const limit = request.limits?.timeoutMs ?? DEFAULT_LIMITS.timeoutMs;
   const result = spawnSync(python, [TRACER_PATH], {
     input: JSON.stringify({ ...request, root }),
     encoding: 'utf8',
     maxBuffer: 512 * 1024 * 1024,
-    timeout: (request.limits?.timeoutMs ?? 5000) + 10_000,
+    // the tracer's own watchdog interrupts at the limit; this kill is for code that ignores it
+    timeout: limit + 5_000,
+    killSignal: 'SIGKILL',
   });
+  if ((result.error as NodeJS.ErrnoException | undefined)?.code === 'ETIMEDOUT') return timeoutTrace(request, limit, 'CPython ignored every interrupt and was killed');
   if (result.error) throw result.error;
   if (result.status !== 0) throw new Error(`CPython tracer failed (${result.status}): ${result.stderr}`);
-  const trace = JSON.parse(result.stdout) as Trace;
-  return trace;
+  return JSON.parse(result.stdout) as Trace;
 }

@@ -197,8 +197,25 @@ class Encoder:
         return out
 
 
-def describe_exception(error):
-    return {"type": type(error).__name__, "message": BaseException.__str__(error)}
+def exception_text(error):
+    """str(error) through the nearest builtin __str__, which runs no lesson code of the class; its
+    argument's own __str__ may still raise, and then the text says so instead."""
+    for base in type(error).__mro__:
+        if base.__module__ == "builtins" and "__str__" in base.__dict__:
+            try:
+                text = base.__str__(error)
+                return text if type(text) is str else "<unprintable %s>" % type(error).__name__
+            except Exception:
+                return "<unprintable %s>" % type(error).__name__
+    return ""
+
+
+def describe_exception(error, root=None):
+    if isinstance(error, SyntaxError) and root is not None:
+        filename = error.filename or ""
+        where = filename[len(root):] if filename.startswith(root) else os.path.basename(filename)
+        return {"type": type(error).__name__, "message": "%s (%s, line %s)" % (error.msg, where, error.lineno)}
+    return {"type": type(error).__name__, "message": exception_text(error)}
 
 
 class Recorder:
@@ -380,7 +397,7 @@ def run(request_json):
                 recorder.truncated = "time"
         except BaseException as error:  # the lesson's own failure is data, not a crash
             sys.stdout, sys.stderr = saved[0], saved[1]
-            trace["error"] = uninterrupted(lambda: dict(describe_exception(error), frames=lesson_frames(error.__traceback__, root)))
+            trace["error"] = uninterrupted(lambda: dict(describe_exception(error, root), frames=lesson_frames(error.__traceback__, root)))
     except KeyboardInterrupt:  # an interrupt that landed in one of the handlers above
         trace.setdefault("error", stop_error("time", limits))
     finally:
@@ -429,5 +446,32 @@ def stop_error(reason, limits):
     return {"type": "Timeout", "message": "stopped after %d ms (the time limit)" % limits["timeoutMs"]}
 
 
+def watchdog(seconds):
+    """CPython host: interrupt the main thread when the run outlives its limit, and again every
+    200 ms while lesson code swallows KeyboardInterrupt (as the Node and browser hosts do)."""
+    import _thread
+    import threading
+
+    def guard():
+        time.sleep(seconds)
+        while True:
+            _thread.interrupt_main()
+            time.sleep(0.2)
+
+    threading.Thread(target=guard, daemon=True).start()
+
+
+def main():
+    request_json = sys.stdin.read()
+    limits = dict(DEFAULT_LIMITS, **json.loads(request_json).get("limits", {}))
+    watchdog(limits["timeoutMs"] / 1000 + 0.5)
+    out = run(request_json)
+    import signal
+
+    uninterrupted(signal.signal, signal.SIGINT, signal.SIG_IGN)  # the run is over: a late interrupt must not cut the output
+    sys.stdout.write(out)
+    sys.stdout.flush()
+
+
 if __name__ == "__main__":
-    sys.stdout.write(run(sys.stdin.read()))
+    main()

@@ -1,0 +1,102 @@
+/** lessons:check as an author meets it: each kind of mistake gives one clear line. Real CPython and Pyodide. */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cpythonRun, nodeRunner, type NodeRunner } from '../runtime/node';
+import { buildRequest } from '../runtime/request';
+import { checkLessons } from './check';
+
+let pyodide: NodeRunner;
+const made: string[] = [];
+beforeAll(async () => {
+  pyodide = await nodeRunner();
+});
+afterAll(() => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+function lessonDir(yaml: string, files: Record<string, string>): string {
+  const root = mkdtempSync(join(tmpdir(), 'steplight-check-test-'));
+  made.push(root);
+  const dir = join(root, 'demo');
+  const all: Record<string, string> = { 'lesson.yaml': yaml, 'en.md': '```debugger\nw\n```\n', 'zh.md': '```debugger\nw\n```\n', ...files };
+  for (const [path, text] of Object.entries(all)) {
+    mkdirSync(join(dir, path, '..'), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  }
+  return dir;
+}
+
+const yaml = (scenarios: string) => `title: Demo\nwidgets:\n  - id: w\n    source: m.py\n    symbol: f\n    harness: h.py\n    scenarios:\n${scenarios}`;
+
+function check(dir: string) {
+  const lines: string[] = [];
+  const result = checkLessons([dir], pyodide, (line) => lines.push(line));
+  return { ...result, lines };
+}
+
+describe('lessons:check messages', () => {
+  it('a wrong expect shows a structural diff, one line per difference', () => {
+    const dir = lessonDir(yaml('      - {id: a, label: A, expect: {outcome: {blocked: null, warnings: [x, y]}}}\n'), {
+      'm.py': 'def f():\n    return {"blocked": "no", "warnings": ["x"]}\n',
+      'h.py': 'from m import f\noutcome = f()\n',
+    });
+    const { failed, lines } = check(dir);
+    expect(failed).toBe(2); // CPython and Pyodide
+    const text = lines.join('\n');
+    expect(text).toContain('outcome.blocked: expected null, got "no"');
+    expect(text).toContain('outcome.warnings[1]: expected "y", missing');
+  });
+
+  it('a harness that never sets outcome says so', () => {
+    const dir = lessonDir(yaml('      - {id: a, label: A, expect: {outcome: 1}}\n'), { 'm.py': 'def f():\n    return 1\n', 'h.py': 'from m import f\nresult = f()\n' });
+    const { lines } = check(dir);
+    expect(lines.filter((l) => l.startsWith('FAIL'))).toEqual([
+      'FAIL demo/w#a (cpython): the harness never set `outcome` (assign the result to a variable named outcome)',
+      'FAIL demo/w#a (pyodide): the harness never set `outcome` (assign the result to a variable named outcome)',
+    ]);
+  });
+
+  it('one syntax error is reported once, not once per scenario and runtime', () => {
+    const scenarios = ['a', 'b', 'c', 'd'].map((id) => `      - {id: ${id}, label: ${id}, expect: {outcome: 1}}\n`).join('');
+    const dir = lessonDir(yaml(scenarios), { 'm.py': 'def f():\n    return 1\n', 'h.py': 'from m import f\noutcome = f(\n' });
+    const { failed, lines } = check(dir);
+    const fails = lines.filter((l) => l.startsWith('FAIL'));
+    expect(fails.filter((l) => l.includes('SyntaxError'))).toHaveLength(2); // the first run, and the summary of the rest
+    expect(fails[0]).toMatch(/^FAIL demo\/w#a \(cpython\): unexpected error SyntaxError/);
+    expect(fails[1]).toBe(`FAIL demo: 7 more runs failed with the same SyntaxError: ${fails[0]!.split('SyntaxError: ')[1]}`);
+    expect(failed).toBe(8);
+  });
+
+  it('a scenario without expect passes with a warning', () => {
+    const dir = lessonDir(yaml('      - {id: a, label: A}\n'), { 'm.py': 'def f():\n    return 1\n', 'h.py': 'from m import f\noutcome = f()\n' });
+    const { passed, failed, warnings, lines } = check(dir);
+    expect({ passed, failed, warnings }).toEqual({ passed: 2, failed: 0, warnings: 1 });
+    expect(lines[0]).toBe('warn demo/w#a: no expect, so the scenario is run but nothing is checked (add expect: {outcome: …})');
+  });
+});
+
+describe('the CPython host', () => {
+  it('stops an infinite loop at the time limit with a Timeout, keeping the steps before it, as under Pyodide', () => {
+    const request = buildRequest(
+      { lesson: 'loop', files: { 'm.py': 'def f():\n    return 1\n' }, source: 'm.py', symbol: 'f', harness: { file: 'h.py', code: 'from m import f\noutcome = f()\nwhile True:\n    pass\n' }, inputs: {} },
+      { timeoutMs: 300 },
+    );
+    const root = mkdtempSync(join(tmpdir(), 'steplight-cpython-'));
+    made.push(root);
+    const cp = cpythonRun(request, root);
+    const py = pyodide.run(request);
+    for (const trace of [cp, py]) {
+      expect(trace.error).toMatchObject({ type: 'Timeout', message: 'stopped after 300 ms (the time limit)' });
+      expect(trace.steps.map((s) => s.event)).toEqual(['call', 'line', 'return']);
+    }
+  });
+
+  it('kills CPython that swallows every interrupt, and says so', () => {
+    const harness = 'import m\nwhile True:\n    try:\n        while True:\n            pass\n    except BaseException:\n        pass\n';
+    const request = buildRequest({ lesson: 'swallow', files: { 'm.py': 'def f():\n    return 1\n' }, source: 'm.py', symbol: 'f', harness: { file: 'h.py', code: harness }, inputs: {} }, { timeoutMs: 200 });
+    const root = mkdtempSync(join(tmpdir(), 'steplight-cpython-'));
+    made.push(root);
+    const trace = cpythonRun(request, root);
+    expect(trace.error).toMatchObject({ type: 'Timeout', message: expect.stringContaining('CPython ignored every interrupt and was killed') });
+  });
+});

@@ -1,0 +1,130 @@
+/** lessons:check as a function (Node only): the script, the unit tests and the bench call it. */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { cpythonRun } from '../runtime/node';
+import type { Runner } from '../runtime/runner';
+import type { Trace } from '../trace/types';
+import { loadLesson } from './load';
+import { checkExpect, widgetRequest } from './run';
+import type { CodeBlock, Lesson } from './types';
+
+/** Python's own ast says where each symbol starts and ends; the extractor must agree. */
+function astRanges(lesson: Lesson, blocks: CodeBlock[]): string[] {
+  const script = `
+import ast, json, sys
+req = json.load(sys.stdin)
+out = []
+for b in req:
+    try:
+        node = ast.parse(b["text"])
+    except SyntaxError as e:
+        out.append("%s line %s: %s" % (b["file"], e.lineno, e.msg))
+        continue
+    for part in b["symbol"].split("."):
+        body = node.body
+        node = next((n for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name == part), None)
+        if node is None: break
+    if node is None:
+        out.append(None)
+    else:
+        first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+        out.append([first, node.end_lineno])
+print(json.dumps(out))
+`;
+  const input = blocks.map((b) => ({ file: b.file, symbol: b.symbol, text: lesson.files[b.file] }));
+  const run = spawnSync(process.env.PYTHON ?? 'python3', ['-c', script], { input: JSON.stringify(input), encoding: 'utf8' });
+  if (run.status !== 0) return [`ast check failed: ${run.stderr}`];
+  const ranges = JSON.parse(run.stdout) as ([number, number] | string | null)[];
+  return blocks.flatMap((b, i) => {
+    const r = ranges[i];
+    if (typeof r === 'string') return [`syntax error in ${r}`];
+    if (!r) return [`${b.file}: Python finds no symbol ${b.symbol}`];
+    return r[0] === b.firstLine && r[1] === b.lastLine ? [] : [`${b.file} ${b.symbol}: extracted lines ${b.firstLine}-${b.lastLine}, Python's ast says ${r[0]}-${r[1]}`];
+  });
+}
+
+export interface CheckResult {
+  passed: number;
+  failed: number;
+  warnings: number;
+}
+
+/**
+ * Check lessons: schema, files, symbols (against Python's own ast), and every scenario under CPython
+ * and Pyodide against its expect. Prints one line per scenario run (`log`); an error that every run
+ * of a lesson shares (a syntax error, a bad import) is reported once.
+ */
+export function checkLessons(dirs: string[], pyodide: Runner, log: (line: string) => void = console.log): CheckResult {
+  let failures = 0;
+  let passed = 0;
+  let warnings = 0;
+  const fail = (where: string, problem: string) => {
+    failures++;
+    log(`FAIL ${where}: ${problem}`);
+  };
+  for (const dir of dirs) {
+    let lesson: Lesson;
+    try {
+      lesson = loadLesson(dir);
+    } catch (error) {
+      fail(dir, (error as Error).message);
+      continue;
+    }
+    const blocks = lesson.widgets.flatMap((w) => [w, ...w.standins]);
+    for (const problem of astRanges(lesson, blocks)) fail(lesson.id, problem);
+    const repeated = new Map<string, number>(); // a shared error -> how many more runs hit it
+    const root = mkdtempSync(`${tmpdir()}/steplight-check-`);
+    try {
+      for (const widget of lesson.widgets) {
+        for (const scenario of widget.scenarios) {
+          if (!Object.keys(scenario.expect).length) {
+            warnings++;
+            log(`warn ${lesson.id}/${widget.id}#${scenario.id}: no expect, so the scenario is run but nothing is checked (add expect: {outcome: …})`);
+          }
+          const request = widgetRequest(lesson.files, widget, scenario.id);
+          for (const [engine, run] of [
+            ['cpython', () => cpythonRun(request, root)],
+            ['pyodide', () => pyodide.run(request)],
+          ] as const) {
+            const where = `${lesson.id}/${widget.id}#${scenario.id} (${engine})`;
+            let trace;
+            try {
+              trace = run();
+            } catch (error) {
+              fail(where, `the run itself failed: ${(error as Error).message}`);
+              continue;
+            }
+            const shared = sharedError(trace, lesson);
+            if (shared && repeated.has(shared)) {
+              repeated.set(shared, repeated.get(shared)! + 1);
+              failures++;
+              continue;
+            }
+            const problems = checkExpect(trace, scenario.expect);
+            if (shared && problems.length) repeated.set(shared, 0);
+            if (!trace.steps.some((s) => s.event === 'call') && !scenario.expect.error && !shared) problems.push(`${widget.symbol} was never called`);
+            if (trace.target.firstLine !== undefined && trace.target.firstLine !== widget.firstLine) problems.push(`code object starts at line ${trace.target.firstLine}, widget at ${widget.firstLine}`);
+            if (problems.length) problems.forEach((p) => fail(where, p));
+            else {
+              passed++;
+              log(`ok   ${where}: ${trace.steps.length} steps`);
+            }
+          }
+        }
+      }
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+    for (const [error, more] of repeated) if (more) log(`FAIL ${lesson.id}: ${more} more runs failed with the same ${error}`);
+  }
+  return { passed, failed: failures, warnings };
+}
+
+/** An error in the lesson's own files before the target ran (every scenario would hit it), as a key. */
+function sharedError(trace: Trace, lesson: Lesson): string | null {
+  const error = trace.error;
+  if (!error || trace.steps.length) return null;
+  const inLesson = error.type === 'SyntaxError' || error.type === 'IndentationError' || error.type === 'ImportError' || error.type === 'ModuleNotFoundError' || error.type === 'AttributeError';
+  return inLesson && Object.keys(lesson.files).length ? `${error.type}: ${error.message}` : null;
+}
