@@ -14,7 +14,7 @@ export function scenarioOf(widget: Widget, scenarioId?: string) {
 
 export function widgetRequest(files: Record<string, string>, widget: Widget, scenarioId?: string, limits?: Partial<Limits>): RunRequest {
   const scenario = scenarioOf(widget, scenarioId);
-  return buildRequest({ lesson: widget.lesson, files, source: widget.file, symbol: widget.symbol, harness: widget.harness, inputs: scenario.inputs }, limits);
+  return buildRequest({ lesson: widget.lesson, files, source: widget.file, symbol: widget.symbol, harness: widget.harness, inputs: scenario.inputs, lines: [widget.firstLine, widget.lastLine] }, limits);
 }
 
 const show = (v: unknown) => (v === undefined ? '(nothing)' : JSON.stringify(v));

@@ -4,6 +4,7 @@ import { Worker } from 'node:worker_threads';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { loadPyodide } from 'pyodide';
+import type { ReferenceRun } from '../trace/reference';
 import { DEFAULT_LIMITS, type RunRequest, type Trace } from '../trace/types';
 import { createRunner, timeoutTrace, type Runner } from './runner';
 
@@ -55,7 +56,14 @@ for (;;) {
 export interface NodeRunner extends Runner {
   /** The id of the last run (1, 2, …) and of the last run the watchdog had to interrupt. */
   readonly runs: { last: number; interrupted: number };
+  /** The same request under the independent reference recorder (or with no tracer at all), in this Pyodide. */
+  reference(request: RunRequest, traced?: boolean): ReferenceRun;
 }
+
+export const REFERENCE_PATH = fileURLToPath(new URL('./reference_recorder.py', import.meta.url));
+
+/** The reference recorder runs in its own lesson folder, so its modules never meet the product's. */
+const referenceRequest = (request: RunRequest, root = request.root): RunRequest => ({ ...request, root: `${root.replace(/\/$/, '')}/.reference` });
 
 /** Pyodide in this process, with a watchdog thread for the wall-clock limit. */
 export async function nodeRunner(options: { graceMs?: number; hardMs?: number } = {}): Promise<NodeRunner> {
@@ -67,38 +75,57 @@ export async function nodeRunner(options: { graceMs?: number; hardMs?: number } 
   const watchdog = new Worker(WATCHDOG, { eval: true, workerData: { buffer, hardMs: options.hardMs ?? 10_000 } });
   watchdog.unref();
   const runner = createRunner(py, tracerSource());
+  py.FS.writeFile('/steplight/runtime/reference_recorder.py', readFileSync(REFERENCE_PATH, 'utf8'));
+  const record = py.runPython('import reference_recorder\nreference_recorder.record') as (json: string, traced: boolean) => string;
   let id = 0;
   return {
+    reference: (request, traced = true) => guarded(request, () => JSON.parse(record(JSON.stringify(referenceRequest(request)), traced)) as ReferenceRun),
     get runs() {
       return { last: id, interrupted: Atomics.load(flags, 3) };
     },
     prepare: (request) => runner.prepare(request),
-    run(request) {
-      id++;
-      const limit = (request.limits?.timeoutMs ?? DEFAULT_LIMITS.timeoutMs) + (options.graceMs ?? 500);
-      Atomics.store(flags, 0, 0);
-      Atomics.store(deadline, 0, BigInt(Date.now() + limit));
-      Atomics.store(flags, 1, id);
-      Atomics.notify(flags, 1);
-      try {
-        return runner.run(request);
-      } finally {
-        // under the lock: once the run is marked finished, no interrupt meant for it can follow
-        while (Atomics.compareExchange(flags, 2, 0, 1) !== 0) Atomics.wait(flags, 2, 1, 1);
-        Atomics.store(flags, 1, 0);
-        Atomics.store(flags, 0, 0);
-        Atomics.store(flags, 2, 0);
-        Atomics.notify(flags, 2);
-        Atomics.notify(flags, 1);
-      }
-    },
+    run: (request) => guarded(request, () => runner.run(request)),
   };
+
+  /** Run `work` with the watchdog armed for the request's time limit. */
+  function guarded<T>(request: RunRequest, work: () => T): T {
+    id++;
+    const limit = (request.limits?.timeoutMs ?? DEFAULT_LIMITS.timeoutMs) + (options.graceMs ?? 500);
+    Atomics.store(flags, 0, 0);
+    Atomics.store(deadline, 0, BigInt(Date.now() + limit));
+    Atomics.store(flags, 1, id);
+    Atomics.notify(flags, 1);
+    try {
+      return work();
+    } finally {
+      // under the lock: once the run is marked finished, no interrupt meant for it can follow
+      while (Atomics.compareExchange(flags, 2, 0, 1) !== 0) Atomics.wait(flags, 2, 1, 1);
+      Atomics.store(flags, 1, 0);
+      Atomics.store(flags, 0, 0);
+      Atomics.store(flags, 2, 0);
+      Atomics.notify(flags, 2);
+      Atomics.notify(flags, 1);
+    }
+  }
+}
+
+/** Every CPython run starts alike: the same string hashes (so the same set order), no user site. */
+const CPYTHON_ENV = { ...process.env, PYTHONHASHSEED: '0', PYTHONNOUSERSITE: '1', PYTHONDONTWRITEBYTECODE: '' };
+
+/** The reference recorder under the machine's CPython. */
+export function cpythonReference(request: RunRequest, root: string, traced = true, python = process.env.PYTHON ?? 'python3'): ReferenceRun {
+  const result = spawnSync(python, [REFERENCE_PATH, ...(traced ? [] : ['--untraced'])], {
+    env: CPYTHON_ENV, input: JSON.stringify(referenceRequest(request, root)), encoding: 'utf8', maxBuffer: 512 * 1024 * 1024, timeout: 60_000 });
+  if (result.error) throw result.error;
+  if (result.status !== 0) throw new Error(`CPython reference recorder failed (${result.status}): ${result.stderr}`);
+  return JSON.parse(result.stdout) as ReferenceRun;
 }
 
 /** The same tracer under the machine's CPython, with a real temporary lesson directory. */
 export function cpythonRun(request: RunRequest, root: string, python = process.env.PYTHON ?? 'python3'): Trace {
   const limit = request.limits?.timeoutMs ?? DEFAULT_LIMITS.timeoutMs;
   const result = spawnSync(python, [TRACER_PATH], {
+    env: CPYTHON_ENV,
     input: JSON.stringify({ ...request, root }),
     encoding: 'utf8',
     maxBuffer: 512 * 1024 * 1024,

@@ -36,13 +36,15 @@ export interface WidgetRunSpec {
   symbol: string;
   harness: { file: string; code: string };
   inputs: Record<string, Json>;
+  /** The lines the function spans in its file, when known (they pick the code object on screen). */
+  lines?: [number, number];
 }
 
 export function buildRequest(spec: WidgetRunSpec, limits?: RunRequest['limits']): RunRequest {
   return {
     root: `/steplight/lessons/${spec.lesson}`,
     files: spec.files,
-    target: { file: spec.source, symbol: spec.symbol },
+    target: { file: spec.source, symbol: spec.symbol, ...(spec.lines ? { firstLine: spec.lines[0], lastLine: spec.lines[1] } : {}) },
     harness: { file: spec.harness.file, code: harnessText(spec.inputs, spec.harness.code) },
     ...(limits ? { limits } : {}),
   };

@@ -4,6 +4,7 @@
 run lives in one Recorder; the module itself keeps none, so runs are fresh.
 Runs the same under CPython and Pyodide.
 """
+import dis
 import importlib
 import importlib.util
 import json
@@ -50,10 +51,17 @@ class Output:
         self.parts = []
         self.length = 0
         self.dropped = 0
+        self.closed = False
+
+    def close(self):
+        """After os._exit nothing more is printed (the process would be gone)."""
+        self.closed = True
 
     def write(self, text):
         if not isinstance(text, str):
             raise TypeError("write() argument must be str, not " + type(text).__name__)
+        if self.closed:
+            return len(text)
         room = self.cap - self.length
         if room >= len(text):
             self.parts.append(text)
@@ -112,29 +120,64 @@ class Encoder:
             out = self.text(value, "str") if kind is str else self.callable(value)
             self.shared[id(value)] = (value, out)
             return out
-        if kind is bytes:
-            return self.text(bytes.__repr__(value[: self.str_len]), "bytes")
+        if kind is bytes:  # the literal of the first strLen bytes, and the full length when cut
+            out = {"t": "bytes", "v": bytes.__repr__(value[: self.str_len])}
+            if len(value) > self.str_len:
+                out["len"] = len(value)
+            return out
+        if kind is bytearray or kind is memoryview:
+            return self.binary(value, kind)
         for base, name in CONTAINERS:
             if issubclass(kind, base):
                 return self.container(value, base, name, kind, depth, path)
         if issubclass(kind, BaseException):
             return {
                 "t": "exc",
-                "type": kind.__name__,
+                "type": type_name(kind),
                 "id": self.ref(value),
                 "args": [self.encode(a, depth + 1, path) for a in BaseException.__getattribute__(value, "args")[: self.items]],
             }
         if issubclass(kind, CALLABLES):
             return self.callable(value)
         if issubclass(kind, type):
-            return {"t": "class", "name": type.__getattribute__(value, "__qualname__")}
+            return {"t": "class", "name": type_name(value)}
         if kind is types.ModuleType:
-            return {"t": "module", "name": value.__name__}
+            name = types.ModuleType.__getattribute__(value, "__dict__").get("__name__")
+            return {"t": "module", "name": name if type(name) is str else "?"}
         return self.instance(value, kind, depth, path)
 
+    def safe(self, value):
+        """Encoding is total: whatever a value's class does, the recorder never raises into the
+        lesson's frame; what cannot be read becomes a placeholder naming its type."""
+        try:
+            return self.encode(value)
+        except Exception as error:
+            return {"t": "obj", "type": type_name(type(value)), "id": self.ref(value), "unreadable": type_name(type(error))}
+
+    def binary(self, value, kind):
+        """bytearray and memoryview: mutable, so with an id; the first strLen bytes as a bytes literal."""
+        out = {"t": "bytes", "type": kind.__name__, "id": self.ref(value)}
+        try:
+            if kind is bytearray:
+                size, head = len(value), bytes(value[: self.str_len])
+            else:
+                size = value.nbytes
+                try:
+                    head = value.cast("B")[: self.str_len].tobytes()
+                except TypeError:  # not C-contiguous
+                    head = value.tobytes()[: self.str_len]
+            out["v"] = bytes.__repr__(head)
+            out["len"] = size
+        except ValueError:  # a released view
+            out["v"] = "<released>"
+        return out
+
     def callable(self, value):
-        name = getattr(value, "__qualname__", None) or getattr(value, "__name__", "?")
-        return {"t": "func", "name": str(name), "id": self.ref(value)}
+        try:
+            name = getattr(value, "__qualname__", None) or getattr(value, "__name__", "?")
+        except Exception:
+            name = "?"
+        return {"t": "func", "name": name if type(name) is str else "?", "id": self.ref(value)}
 
     def big_int(self, value):
         if -(2**53) < value < 2**53:
@@ -152,7 +195,7 @@ class Encoder:
         ident = self.ref(value)
         out = {"t": name, "id": ident, "len": base.__len__(value)}
         if kind is not base:
-            out["type"] = kind.__qualname__
+            out["type"] = type_name(kind)
         if id(value) in path:
             return {"t": "ref", "id": ident, "of": name}
         if depth >= self.depth:
@@ -180,21 +223,56 @@ class Encoder:
 
     def instance(self, value, kind, depth, path):
         ident = self.ref(value)
-        out = {"t": "obj", "type": kind.__qualname__, "id": ident}
+        out = {"t": "obj", "type": type_name(kind), "id": ident}
         try:
             attrs = object.__getattribute__(value, "__dict__")
-        except (AttributeError, TypeError):
-            return out
-        if type(attrs) is not dict or id(value) in path:
+        except Exception:  # no __dict__, or a class whose __dict__ property raises
+            attrs = None
+        if type(attrs) is not dict:
+            attrs = {}
+        fields = list(dict.items(attrs))[: self.items] + slot_values(value, kind)[: self.items]
+        if not fields or id(value) in path:
             return out
         if depth >= self.depth:
             out["more"] = True
             return out
         inner = path + (id(value),)
-        out["attrs"] = {
-            str(k): self.encode(v, depth + 1, inner) for k, v in list(dict.items(attrs))[: self.items]
-        }
+        out["attrs"] = {k if type(k) is str else "?": self.encode(v, depth + 1, inner) for k, v in fields[: self.items]}
         return out
+
+
+def type_name(kind):
+    """A class's __qualname__, read past any metaclass property."""
+    try:
+        name = type.__getattribute__(kind, "__qualname__")
+        return name if type(name) is str else "?"
+    except Exception:
+        return "?"
+
+
+def slot_values(value, kind):
+    """The set __slots__ attributes of an instance, read through their member descriptors (no lesson code runs)."""
+    out = []
+    try:
+        mro = type.__getattribute__(kind, "__mro__")
+    except Exception:
+        return out
+    for cls in mro:
+        slots = type.__getattribute__(cls, "__dict__").get("__slots__")
+        if slots is None:
+            continue
+        for name in (slots,) if type(slots) is str else slots:
+            if type(name) is not str or name in ("__dict__", "__weakref__"):
+                continue
+            stored = "_%s%s" % (cls.__name__.lstrip("_"), name) if name.startswith("__") and not name.endswith("__") else name
+            descriptor = type.__getattribute__(cls, "__dict__").get(stored)
+            if type(descriptor) is not types.MemberDescriptorType:
+                continue
+            try:
+                out.append((name, descriptor.__get__(value, kind)))
+            except AttributeError:  # declared but never set
+                pass
+    return out
 
 
 def exception_text(error):
@@ -218,28 +296,44 @@ def describe_exception(error, root=None):
     return {"type": type(error).__name__, "message": exception_text(error)}
 
 
-class Recorder:
-    """Records call/line/return/exception events of one code object."""
+# Instructions a frame leaves through normally (a return, or a yield that suspends it); a `return`
+# event at any other instruction is the frame unwinding with an exception.
+NORMAL_EXITS = frozenset(dis.opmap[name] for name in ("RETURN_VALUE", "RETURN_CONST", "YIELD_VALUE") if name in dis.opmap)
 
-    def __init__(self, target_code, limits, output):
-        self.code = target_code
+
+class Recorder:
+    """Records call/line/return/exception events of the target: every code object compiled from
+    the target's source lines (its file, qualified name and first line), so decorated functions,
+    properties, cached and nested functions are traced as the code on screen."""
+
+    def __init__(self, key, limits, output):
+        self.key = key  # (co_filename, co_qualname without "<locals>.", co_firstlineno)
+        self.known = {}  # id(code) -> (code, is it the target?)
         self.limits = limits
         self.output = output
         self.encoder = Encoder(limits)
         self.steps = []
         self.frames = {}  # id(frame) -> last encoded locals
-        self.unwinding = set()  # frames whose last event was an exception
+        self.raised = {}  # id(frame) -> the last exception raised in that frame
         self.truncated = None
         self.deadline = time.perf_counter() + limits["timeoutMs"] / 1000
 
+    def is_target(self, code):
+        hit = self.known.get(id(code))
+        if hit is None:
+            hit = (code, code_key(code) == self.key)
+            self.known[id(code)] = hit  # the code object is kept, so its id is never reused
+        return hit[1]
+
     def global_trace(self, frame, event, arg):
-        if frame.f_code is self.code:
+        if self.is_target(frame.f_code):
             self.record(frame, "call", arg)
             return self.local_trace
         return None
 
     def local_trace(self, frame, event, arg):
-        self.record(frame, event, arg)
+        if event != "opcode":  # lesson code may turn on opcode events for its own tracer
+            self.record(frame, event, arg)
         return self.local_trace
 
     def record(self, frame, event, arg):
@@ -251,7 +345,8 @@ class Recorder:
         key = id(frame)
         before = self.frames.get(key)
         depth = len(self.frames) + (before is None)  # target frames on the stack, this one included
-        current = {name: self.encoder.encode(value) for name, value in list(frame.f_locals.items())}
+        safe = self.encoder.safe
+        current = {name: safe(value) for name, value in list(frame.f_locals.items())}
         step = {"event": event, "line": frame.f_lineno, "depth": depth, "stdoutLen": self.output.length}
         if before is None:
             step["locals"] = current
@@ -264,23 +359,125 @@ class Recorder:
                 step["removed"] = removed
         self.frames[key] = current
         if event == "exception":
-            step["exception"] = describe_exception(arg[1])
-            self.unwinding.add(key)
+            step["exception"] = self.raised[key] = describe_exception(arg[1])
         elif event == "return":
-            if key in self.unwinding:
-                step["exception"] = steps[-1].get("exception") if steps else None
+            if frame.f_code.co_code[frame.f_lasti] in NORMAL_EXITS:
+                step["value"] = safe(arg)
             else:
-                step["value"] = self.encoder.encode(arg)
+                step["exception"] = self.raised.get(key) or {"type": "BaseException", "message": "(the exception was not seen)"}
             del self.frames[key]
-            self.unwinding.discard(key)
-        else:
-            self.unwinding.discard(key)
+            self.raised.pop(key, None)
         steps.append(step)
 
     def stop(self, reason):
         self.truncated = reason
         sys.settrace(None)
         raise StopRun(reason)
+
+
+def code_key(code):
+    return (code.co_filename, code.co_qualname.replace("<locals>.", ""), code.co_firstlineno)
+
+
+def find_target(path, symbol, first=None, last=None):
+    """The key of the target's code: compiled from its file, the code object whose qualified name
+    is `symbol` (nested functions without "<locals>"), the first within the widget's lines."""
+    import warnings
+
+    with open(path, encoding="utf-8") as handle, warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the import in the run shows them, as Python would
+        module = compile(handle.read(), path, "exec")
+    found = []
+    pending = [module]
+    while pending:
+        code = pending.pop()
+        pending.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+        key = code_key(code)
+        if key[1] == symbol and (first is None or first <= code.co_firstlineno <= (last or first)):
+            found.append(code)
+    if not found:
+        raise LookupError("no function %s in %s%s" % (symbol, os.path.basename(path), "" if first is None else " at lines %s-%s" % (first, last)))
+    code = min(found, key=lambda c: c.co_firstlineno)
+    last_line = max(line for _, _, line in code.co_lines() if line is not None)
+    return code_key(code), code.co_firstlineno, last_line
+
+
+class TraceShim:
+    """What lesson code sees as sys.settrace/sys.gettrace during a run: its own tracer is kept and
+    chained after the recorder's, so code that traces (or stops tracing) cannot end the recording."""
+
+    def __init__(self, recorder):
+        self.recorder = recorder
+        self.user = None
+
+    def settrace(self, function):
+        self.user = function
+
+    def gettrace(self):
+        return self.user
+
+    def global_trace(self, frame, event, arg):
+        mine = self.recorder.global_trace(frame, event, arg)
+        if self.user is None:
+            return mine
+        theirs = self.call_user(self.user, frame, event, arg)
+        return mine if theirs is None else Chained(self, mine, theirs)
+
+    def call_user(self, function, frame, event, arg):
+        try:
+            return function(frame, event, arg)
+        except BaseException:
+            self.user = None  # as CPython does when a trace function raises
+            raise
+
+
+class Chained:
+    """One frame's local tracers: the recorder's, then the lesson's own (while it is still set)."""
+
+    __slots__ = ("shim", "mine", "theirs")
+
+    def __init__(self, shim, mine, theirs):
+        self.shim, self.mine, self.theirs = shim, mine, theirs
+
+    def __call__(self, frame, event, arg):
+        if self.mine is not None:
+            self.mine = self.mine(frame, event, arg)
+        if self.theirs is not None and self.shim.user is not None:
+            self.theirs = self.shim.call_user(self.theirs, frame, event, arg)
+        return self if self.mine is not None or self.theirs is not None else None
+
+
+class NoInput:
+    """stdin during a run: the reader cannot type, so input() fails at once instead of waiting."""
+
+    def readline(self, *args):
+        raise EOFError("a Steplight run has no keyboard: input() gets no text (give the value to the harness instead)")
+
+    read = readline
+
+    def isatty(self):
+        return False
+
+
+class LessonExit(BaseException):
+    """os._exit() in lesson code: the process would end here, so the run ends here."""
+
+
+def sliced_sleep(sleep):
+    """time.sleep in short slices, so the host's interrupt is seen during a long sleep (Pyodide's
+    sleep does not look at the interrupt buffer). It sleeps exactly as long."""
+    import functools
+
+    @functools.wraps(sleep)
+    def sleep_in_slices(seconds):
+        end = time.monotonic() + seconds
+        while True:
+            left = end - time.monotonic()
+            if left <= 0:
+                return None
+            sleep(min(left, 0.05))
+
+    return sleep_in_slices
 
 
 def purge_modules(root):
@@ -359,10 +556,11 @@ def uninterrupted(action, *args):
             continue
 
 
-def run(request_json):
+def run(request_json, ascii=False):
     """Run one request: {root, files, target:{file,symbol}, harness:{file,code}, limits}.
 
-    harness.code is the full harness text, scenario inputs already prepended."""
+    harness.code is the full harness text, scenario inputs already prepended. `ascii` escapes
+    every non-ASCII character (for a pipe, where a lone surrogate could not be encoded)."""
     request, limits, root, target, started, trace, output, saved = uninterrupted(begin, request_json)
     recorder = None
     try:
@@ -373,36 +571,63 @@ def run(request_json):
             sys.path.insert(0, root)
             sys.dont_write_bytecode = False  # cached bytecode makes the re-import of each run cheap
             os.chdir(root)
-            code = resolve(module_name(target["file"]), target["symbol"])
-            trace["target"]["firstLine"] = code.co_firstlineno
-            trace["target"]["lastLine"] = max(line for _, _, line in code.co_lines() if line is not None)
+            key, first, last = find_target(os.path.join(root, target["file"]), target["symbol"], target.get("firstLine"), target.get("lastLine"))
+            trace["target"]["firstLine"], trace["target"]["lastLine"] = first, last
             harness = request["harness"]
             compiled = compile(harness["code"], os.path.join(root, harness["file"]), "exec")
             namespace = {"__name__": "__steplight_harness__", "__file__": os.path.join(root, harness["file"])}
-            recorder = Recorder(code, limits, output)
+            recorder = Recorder(key, limits, output)
+            shim = TraceShim(recorder)
+            exits = []
+
+            def lesson_exit(status):
+                exits.append(status)
+                output.close()
+                sys.settrace(None)  # the process would end here: nothing after this is recorded
+                raise LessonExit(status)
+
+            # what lesson code sees during the run; restore() puts the originals back
             sys.stdout = sys.stderr = output
-            sys.settrace(recorder.global_trace)
+            sys.stdin = NoInput()
+            sys.settrace, sys.gettrace, os._exit = shim.settrace, shim.gettrace, lesson_exit
+            if sys.platform == "emscripten":
+                time.sleep = sliced_sleep(saved.sleep)
+            threading = sys.modules.get("threading")
+            if threading is not None:
+                threading.settrace(shim.global_trace)
+            saved.set_trace(shim.global_trace)
             try:
                 exec(compiled, namespace)
             finally:
-                sys.settrace(None)
-                sys.stdout, sys.stderr = saved[0], saved[1]
+                if saved.get_trace() != shim.global_trace and not exits and recorder.truncated is None:
+                    recorder.truncated = "tracer"  # lesson code reached the real sys.settrace
+                saved.set_trace(None)
+                if threading is not None:
+                    threading.settrace(None)
+                sys.stdout, sys.stderr = saved.stdout, saved.stderr
+            if exits:
+                raise LessonExit(exits[0])
             if "outcome" in namespace:
-                trace["outcome"] = recorder.encoder.encode(namespace["outcome"])
+                trace["outcome"] = recorder.encoder.safe(namespace["outcome"])
         except StopRun as stop:
             trace["error"] = stop_error(stop.reason, limits)
-        except KeyboardInterrupt:
-            trace["error"] = stop_error("time", limits)
-            if recorder is not None:
-                recorder.truncated = "time"
+        except LessonExit as stop:
+            trace["error"] = {"type": "SystemExit", "message": "os._exit(%r) was called: the process would end there, so the run ends there" % (stop.args[0] if stop.args else None,)}
+        except KeyboardInterrupt as error:
+            if time.perf_counter() - started >= limits["timeoutMs"] / 1000:
+                trace["error"] = stop_error("time", limits)  # the host's interrupt: the time limit
+                if recorder is not None:
+                    recorder.truncated = "time"
+            else:  # the lesson raised it itself
+                trace["error"] = uninterrupted(lambda: dict(describe_exception(error, root), frames=lesson_frames(error.__traceback__, root)))
         except BaseException as error:  # the lesson's own failure is data, not a crash
-            sys.stdout, sys.stderr = saved[0], saved[1]
+            sys.stdout, sys.stderr = saved.stdout, saved.stderr
             trace["error"] = uninterrupted(lambda: dict(describe_exception(error, root), frames=lesson_frames(error.__traceback__, root)))
     except KeyboardInterrupt:  # an interrupt that landed in one of the handlers above
         trace.setdefault("error", stop_error("time", limits))
     finally:
         uninterrupted(restore, saved, root)
-    return uninterrupted(finish, trace, recorder, output, limits, started)
+    return uninterrupted(finish, trace, recorder, output, limits, started, ascii)
 
 
 def begin(request_json):
@@ -411,23 +636,36 @@ def begin(request_json):
     root = request["root"].rstrip("/") + "/"
     target = request["target"]
     trace = {"version": VERSION, "target": dict(target), "steps": [], "stdout": ""}
-    saved = sys.stdout, sys.stderr, os.getcwd(), sys.getrecursionlimit(), sys.dont_write_bytecode, list(sys.path)
-    return request, limits, root, target, time.perf_counter(), trace, Output(limits["maxStdout"]), saved
+    return request, limits, root, target, time.perf_counter(), trace, Output(limits["maxStdout"]), Saved()
+
+
+class Saved:
+    """What a run changes in the interpreter, as it was before the run."""
+
+    def __init__(self):
+        self.stdout, self.stderr, self.stdin = sys.stdout, sys.stderr, sys.stdin
+        self.cwd, self.recursion, self.bytecode, self.path = os.getcwd(), sys.getrecursionlimit(), sys.dont_write_bytecode, list(sys.path)
+        self.set_trace, self.get_trace = sys.settrace, sys.gettrace
+        self.exit, self.sleep = os._exit, time.sleep
 
 
 def restore(saved, root):
     """Undo what a run changed in the interpreter; a run leaves nothing behind (lessons with
     same-named packages must not see each other)."""
-    sys.settrace(None)
-    sys.stdout, sys.stderr = saved[0], saved[1]
-    os.chdir(saved[2])
-    sys.setrecursionlimit(saved[3])
-    sys.dont_write_bytecode = saved[4]
-    sys.path[:] = saved[5]
+    saved.set_trace(None)
+    sys.settrace, sys.gettrace, os._exit, time.sleep = saved.set_trace, saved.get_trace, saved.exit, saved.sleep
+    sys.stdout, sys.stderr, sys.stdin = saved.stdout, saved.stderr, saved.stdin
+    os.chdir(saved.cwd)
+    sys.setrecursionlimit(saved.recursion)
+    sys.dont_write_bytecode = saved.bytecode
+    sys.path[:] = saved.path
+    threading = sys.modules.get("threading")
+    if threading is not None:
+        threading.settrace(None)
     purge_modules(root)
 
 
-def finish(trace, recorder, output, limits, started):
+def finish(trace, recorder, output, limits, started, ascii=False):
     if recorder is not None:
         trace["steps"] = recorder.steps
         if recorder.truncated:
@@ -437,10 +675,12 @@ def finish(trace, recorder, output, limits, started):
     if output.dropped:
         trace["stdoutDropped"] = output.dropped
     trace["stats"] = {"events": len(trace["steps"]), "durationMs": round((time.perf_counter() - started) * 1000, 3)}
-    return json.dumps(trace, ensure_ascii=False, allow_nan=False)
+    return json.dumps(trace, ensure_ascii=ascii, allow_nan=False)
 
 
 def stop_error(reason, limits):
+    if reason == "tracer":
+        return {"type": "TracingStopped", "message": "lesson code replaced the recorder's trace function; the steps after that are missing"}
     if reason == "steps":
         return {"type": "StepLimit", "message": "stopped after %d steps (the step cap)" % limits["maxSteps"]}
     return {"type": "Timeout", "message": "stopped after %d ms (the time limit)" % limits["timeoutMs"]}
@@ -465,7 +705,7 @@ def main():
     request_json = sys.stdin.read()
     limits = dict(DEFAULT_LIMITS, **json.loads(request_json).get("limits", {}))
     watchdog(limits["timeoutMs"] / 1000 + 0.5)
-    out = run(request_json)
+    out = run(request_json, ascii=True)
     import signal
 
     uninterrupted(signal.signal, signal.SIGINT, signal.SIG_IGN)  # the run is over: a late interrupt must not cut the output

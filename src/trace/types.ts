@@ -5,14 +5,15 @@ export type Value =
   | { t: 'bool'; v: boolean }
   | { t: 'int'; v: number }
   | { t: 'float'; v: number | string }
-  | { t: 'str' | 'bytes' | 'bigint'; v: string; len?: number }
+  | { t: 'str' | 'bytes' | 'bigint'; v: string; len?: number; type?: string; id?: number }
   | { t: 'dict'; id: number; len: number; type?: string; entries?: [Value, Value][]; more?: true }
   | { t: 'list' | 'tuple' | 'set' | 'frozenset'; id: number; len: number; type?: string; items?: Value[]; more?: true }
   | { t: 'ref'; id: number; of: string }
   | { t: 'exc'; type: string; id: number; args: Value[] }
   | { t: 'func'; name: string; id: number }
   | { t: 'class' | 'module'; name: string }
-  | { t: 'obj'; type: string; id: number; attrs?: Record<string, Value>; more?: true };
+  /** `unreadable`: the object's state could not be read without running its code (the error's type). */
+  | { t: 'obj'; type: string; id: number; attrs?: Record<string, Value>; more?: true; unreadable?: string };
 
 export type Locals = Record<string, Value>;
 
@@ -51,7 +52,8 @@ export interface Trace {
   stdoutDropped?: number;
   outcome?: Value;
   error?: RunError;
-  truncated?: 'steps' | 'time';
+  /** Why the trace stops early: the step cap, the time limit, or lesson code that replaced the recorder. */
+  truncated?: 'steps' | 'time' | 'tracer';
   stats: { events: number; durationMs: number };
 }
 
@@ -79,7 +81,8 @@ export interface RunRequest {
   root: string;
   /** Lesson files by path relative to the lesson directory. */
   files: Record<string, string>;
-  target: { file: string; symbol: string };
+  /** The function shown: its file, qualified name and (from the lesson) the lines it spans on screen. */
+  target: { file: string; symbol: string; firstLine?: number; lastLine?: number };
   /** Harness file name and its full text (scenario inputs already prepended). */
   harness: { file: string; code: string };
   limits?: Partial<Limits>;

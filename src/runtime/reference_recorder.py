@@ -1,0 +1,221 @@
+"""An independent, minimal recorder: the yardstick for steplight_tracer in differential tests and in
+lessons:check. It is not the product and shares no code with it.
+
+Plain `sys.settrace` over the target's frames (matched by file, function name and first line);
+every step carries the frame's full locals, encoded in the trace's value format (ids may be
+numbered differently: comparisons map them one to one). Whether a frame returned or raised is told
+by `sys.monitoring`'s PY_UNWIND event where it exists (3.12+), else by the instruction the frame
+left from. Runs under CPython (`python3 reference_recorder.py < request.json`) and Pyodide (`record`).
+"""
+import dis
+import json
+import os
+import sys
+import types
+
+TOOL = 4  # a sys.monitoring tool id the product never uses
+
+
+class Values:
+    def __init__(self, limits):
+        self.limits = limits
+        self.ids = {}
+        self.keep = []
+
+    def ident(self, obj):
+        if id(obj) not in self.ids:
+            self.ids[id(obj)] = len(self.ids) + 1
+            self.keep.append(obj)
+        return self.ids[id(obj)]
+
+    def clip(self, kind, text):
+        cap = self.limits["strLen"]
+        return dict({"t": kind, "v": text[:cap]}, **({"len": len(text)} if len(text) > cap else {}))
+
+    def __call__(self, v, depth=0, seen=()):
+        lim = self.limits
+        t = type(v)
+        if v is None:
+            return {"t": "none"}
+        if t is bool:
+            return {"t": "bool", "v": v}
+        if t is int:
+            return {"t": "int", "v": v} if abs(v) < 2**53 else self.clip("bigint", int.__repr__(v))
+        if t is float:
+            return {"t": "float", "v": v if v == v and v not in (float("inf"), float("-inf")) else repr(v)}
+        if t is str:
+            return self.clip("str", v)
+        if t is bytes:
+            out = {"t": "bytes", "v": repr(v[: lim["strLen"]])}
+            return dict(out, len=len(v)) if len(v) > lim["strLen"] else out
+        if t in (bytearray, memoryview):
+            raw = bytes(v) if t is bytearray else v.tobytes()
+            return {"t": "bytes", "type": t.__name__, "id": self.ident(v), "v": repr(raw[: lim["strLen"]]), "len": len(raw)}
+        for base in (dict, list, tuple, set, frozenset):
+            if isinstance(v, base):
+                return self.container(v, base, depth, seen)
+        if isinstance(v, BaseException):
+            return {"t": "exc", "type": t.__qualname__, "id": self.ident(v), "args": [self(a, depth + 1, seen) for a in v.args[: lim["items"]]]}
+        if isinstance(v, (types.FunctionType, types.BuiltinFunctionType, types.MethodType)):
+            return {"t": "func", "name": getattr(v, "__qualname__", None) or v.__name__, "id": self.ident(v)}
+        if isinstance(v, type):
+            return {"t": "class", "name": v.__qualname__}
+        if t is types.ModuleType:
+            return {"t": "module", "name": v.__dict__.get("__name__", "?")}
+        return self.instance(v, t, depth, seen)
+
+    def container(self, v, base, depth, seen):
+        lim = self.limits
+        name = base.__name__
+        out = {"t": name, "id": self.ident(v), "len": len(v)}
+        if type(v) is not base:
+            out["type"] = type(v).__qualname__
+        if id(v) in seen:
+            return {"t": "ref", "id": out["id"], "of": name}
+        if depth >= lim["depth"]:
+            return dict(out, more=True)
+        seen = seen + (id(v),)
+        if base is dict:
+            out["entries"] = [[self(k, depth + 1, seen), self(x, depth + 1, seen)] for k, x in list(dict.items(v))[: lim["items"]]]
+        else:
+            out["items"] = [self(x, depth + 1, seen) for x in list(base.__iter__(v))[: lim["items"]]]
+        return out
+
+    def instance(self, v, t, depth, seen):
+        lim = self.limits
+        out = {"t": "obj", "type": t.__qualname__, "id": self.ident(v)}
+        try:
+            fields = list(vars(v).items())
+        except Exception:  # no __dict__, or one that cannot be read
+            fields = []
+        for cls in t.__mro__:
+            slots = cls.__dict__.get("__slots__", ())
+            for slot in [slots] if isinstance(slots, str) else slots:
+                if slot in ("__dict__", "__weakref__"):
+                    continue
+                stored = "_" + cls.__name__.lstrip("_") + slot if slot.startswith("__") and not slot.endswith("__") else slot
+                try:
+                    fields.append((slot, cls.__dict__[stored].__get__(v, t)))
+                except (AttributeError, KeyError):
+                    pass
+        if not fields or id(v) in seen:
+            return out
+        if depth >= lim["depth"]:
+            return dict(out, more=True)
+        out["attrs"] = {k: self(x, depth + 1, seen + (id(v),)) for k, x in fields[: lim["items"]]}
+        return out
+
+
+def left_normally(frame):
+    """Python 3.11: did the frame leave through a return or a yield (not an exception)?"""
+    for ins in dis.get_instructions(frame.f_code):
+        if ins.offset == frame.f_lasti:
+            return ins.opname in ("RETURN_VALUE", "RETURN_CONST", "YIELD_VALUE")
+    return True
+
+
+def record(request_json, traced=True):
+    """Run the request's harness; return {steps, outcome, stdout, error} as JSON (for Pyodide, or
+    main()). With traced=False nothing is recorded: what the code does with no tracer at all."""
+    request = json.loads(request_json)
+    limits = {"strLen": 200, "items": 50, "depth": 4}
+    limits.update({k: v for k, v in request.get("limits", {}).items() if k in limits})
+    root = request["root"].rstrip("/") + "/"
+    for rel, text in request["files"].items():
+        os.makedirs(os.path.dirname(root + rel), exist_ok=True)
+        with open(root + rel, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    target = request["target"]
+    path = root + target["file"]
+    name = target["symbol"].split(".")[-1]
+    first, last = target.get("firstLine", 0), target.get("lastLine", 10**9)
+    values = Values(limits)
+    steps, live, returned, last_raised = [], [], {}, {}
+    out_of_steps = request.get("limits", {}).get("maxSteps", 100_000)
+
+    def safe(x):
+        try:
+            return values(x)
+        except Exception as e:
+            return {"t": "obj", "type": type(x).__qualname__, "id": values.ident(x), "unreadable": type(e).__name__}
+
+    def is_target(code):
+        return code.co_filename == path and code.co_name == name and first <= code.co_firstlineno <= last
+
+    def local(frame, event, arg):
+        if event not in ("call", "line", "return", "exception") or len(steps) >= out_of_steps:
+            return local
+        if event == "call":
+            live.append(frame)
+        step = {"event": event, "line": frame.f_lineno, "depth": len(live), "locals": {k: safe(x) for k, x in frame.f_locals.items()}}
+        if event == "exception":
+            step["raised"] = last_raised[id(frame)] = type(arg[1]).__name__
+        if event == "return":
+            live.remove(frame)
+            if hasattr(sys, "monitoring") or left_normally(frame):
+                step["value"] = safe(arg)
+                returned[id(frame)] = step
+            else:  # Python 3.11: the exception in flight is the last one raised in the frame
+                step["raised"] = last_raised.get(id(frame), "?")
+        steps.append(step)
+        return local
+
+    def unwind(code, offset, exc):
+        if is_target(code):
+            step = returned.pop(id(sys._getframe(1)), None)
+            if step is not None:
+                del step["value"]
+                step["raised"] = type(exc).__name__
+
+    def call(frame, event, arg):
+        return local(frame, event, arg) if is_target(frame.f_code) else None
+
+    monitoring = getattr(sys, "monitoring", None)
+    if monitoring:
+        monitoring.use_tool_id(TOOL, "steplight-reference")
+        monitoring.register_callback(TOOL, monitoring.events.PY_UNWIND, unwind)
+        monitoring.set_events(TOOL, monitoring.events.PY_UNWIND)
+    saved = sys.path[:], os.getcwd(), sys.stdout, sys.stderr, sys.stdin
+    sys.path.insert(0, root)
+    os.chdir(root)
+    for mod in [m for m, module in sys.modules.items() if (getattr(module, "__file__", "") or "").startswith(root)]:
+        del sys.modules[mod]
+
+    printed = []
+
+    class Sink:
+        def write(self, text):
+            printed.append(text)
+            return len(text)
+
+        def flush(self):
+            pass
+
+        def readline(self, *args):
+            raise EOFError("no input")
+
+    sys.stdout = sys.stderr = sys.stdin = Sink()
+    namespace = {"__name__": "__steplight_reference__"}
+    error = None
+    if traced:
+        sys.settrace(call)
+    try:
+        exec(compile(request["harness"]["code"], root + request["harness"]["file"], "exec"), namespace)
+    except BaseException as e:
+        error = type(e).__name__
+    finally:
+        sys.settrace(None)
+        if monitoring:
+            monitoring.set_events(TOOL, 0)
+            monitoring.register_callback(TOOL, monitoring.events.PY_UNWIND, None)
+            monitoring.free_tool_id(TOOL)
+        sys.path[:], cwd, sys.stdout, sys.stderr, sys.stdin = saved
+        os.chdir(cwd)
+        for mod in [m for m, module in sys.modules.items() if (getattr(module, "__file__", "") or "").startswith(root)]:
+            del sys.modules[mod]
+    outcome = safe(namespace["outcome"]) if "outcome" in namespace else None
+    return json.dumps({"steps": steps, "outcome": outcome, "stdout": "".join(printed), "error": error}, ensure_ascii=True)
+
+
+if __name__ == "__main__":
+    sys.stdout.write(record(sys.stdin.read(), traced="--untraced" not in sys.argv))
