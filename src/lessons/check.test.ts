@@ -73,6 +73,22 @@ describe('lessons:check messages', () => {
     expect({ passed, failed, warnings }).toEqual({ passed: 2, failed: 0, warnings: 1 });
     expect(lines[0]).toBe('warn demo/w#a: no expect, so the scenario is run but nothing is checked (add expect: {outcome: …})');
   });
+
+  it('fails a lesson whose trace disagrees with the independent reference recorder', () => {
+    const dir = lessonDir(yaml('      - {id: a, label: A, expect: {outcome: 3}}\n'), { 'm.py': 'def f():\n    x = 1\n    return x + 2\n', 'h.py': 'from m import f\noutcome = f()\n' });
+    // the real runner, with one recorded line number shifted, as a recorder bug would
+    const skewed: NodeRunner = Object.assign(Object.create(pyodide) as NodeRunner, {
+      run: (request: Parameters<NodeRunner['run']>[0]) => {
+        const trace = pyodide.run(request);
+        trace.steps[1] = { ...trace.steps[1]!, line: trace.steps[1]!.line + 1 };
+        return trace;
+      },
+    });
+    const lines: string[] = [];
+    const result = checkLessons([dir], skewed, (line) => lines.push(line));
+    expect(result.failed).toBe(1);
+    expect(lines).toContain('FAIL demo/w#a (pyodide): the trace disagrees with the independent reference recorder: step 2: line 3 in the trace, 2 in the reference (please report this: the recorder is wrong)');
+  });
 });
 
 describe('the CPython host', () => {

@@ -2,12 +2,12 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { cpythonRun } from '../runtime/node';
-import type { Runner } from '../runtime/runner';
+import { cpythonReference, cpythonRun, type NodeRunner } from '../runtime/node';
+import { compareWithReference } from '../trace/reference';
 import type { Trace } from '../trace/types';
 import { loadLesson } from './load';
 import { checkExpect, widgetRequest } from './run';
-import type { CodeBlock, Lesson } from './types';
+import type { CodeBlock, Lesson, Widget } from './types';
 
 /** Python's own ast says where each symbol starts and ends; the extractor must agree. */
 function astRanges(lesson: Lesson, blocks: CodeBlock[]): string[] {
@@ -55,7 +55,7 @@ export interface CheckResult {
  * and Pyodide against its expect. Prints one line per scenario run (`log`); an error that every run
  * of a lesson shares (a syntax error, a bad import) is reported once.
  */
-export function checkLessons(dirs: string[], pyodide: Runner, log: (line: string) => void = console.log): CheckResult {
+export function checkLessons(dirs: string[], pyodide: NodeRunner, log: (line: string) => void = console.log): CheckResult {
   let failures = 0;
   let passed = 0;
   let warnings = 0;
@@ -83,9 +83,9 @@ export function checkLessons(dirs: string[], pyodide: Runner, log: (line: string
             log(`warn ${lesson.id}/${widget.id}#${scenario.id}: no expect, so the scenario is run but nothing is checked (add expect: {outcome: …})`);
           }
           const request = widgetRequest(lesson.files, widget, scenario.id);
-          for (const [engine, run] of [
-            ['cpython', () => cpythonRun(request, root)],
-            ['pyodide', () => pyodide.run(request)],
+          for (const [engine, run, reference] of [
+            ['cpython', () => cpythonRun(request, root), () => cpythonReference(request, root)],
+            ['pyodide', () => pyodide.run(request), () => pyodide.reference(request)],
           ] as const) {
             const where = `${lesson.id}/${widget.id}#${scenario.id} (${engine})`;
             let trace;
@@ -101,7 +101,11 @@ export function checkLessons(dirs: string[], pyodide: Runner, log: (line: string
               failures++;
               continue;
             }
-            const problems = checkExpect(trace, scenario.expect);
+            const problems = checkExpect(trace, scenario.expect).map((p) => p + asyncHint(p, widget));
+            if (!trace.truncated && trace.steps.length) {
+              const mismatch = compareWithReference(trace, reference());
+              if (mismatch) problems.push(`the trace disagrees with the independent reference recorder: ${mismatch} (please report this: the recorder is wrong)`);
+            }
             if (shared && problems.length) repeated.set(shared, 0);
             if (!trace.steps.some((s) => s.event === 'call') && !scenario.expect.error && !shared) problems.push(`${widget.symbol} was never called`);
             if (trace.target.firstLine !== undefined && trace.target.firstLine !== widget.firstLine) problems.push(`code object starts at line ${trace.target.firstLine}, widget at ${widget.firstLine}`);
@@ -119,6 +123,12 @@ export function checkLessons(dirs: string[], pyodide: Runner, log: (line: string
     for (const [error, more] of repeated) if (more) log(`FAIL ${lesson.id}: ${more} more runs failed with the same ${error}`);
   }
   return { passed, failed: failures, warnings };
+}
+
+/** asyncio.run needs WebAssembly stack switching, which Node and some browsers lack: say what to do. */
+function asyncHint(problem: string, widget: Widget): string {
+  if (!problem.includes('stack switching') || !/^\s*async\s+def\b/m.test(widget.code)) return '';
+  return '. An async target cannot be run with asyncio.run() in every reader\'s browser: drive the coroutine in the harness instead (c = f(...); then c.send(None) until StopIteration; see README, "Writing a lesson")';
 }
 
 /** An error in the lesson's own files before the target ran (every scenario would hit it), as a key. */

@@ -2,7 +2,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import MarkdownIt from 'markdown-it';
-import { parse as parseYaml } from 'yaml';
+import { parseDocument, visit, type Document } from 'yaml';
 import type { Json } from '../runtime/request';
 import { extractSymbol } from './symbols';
 import { schemaProblems, type LessonSpec } from './schema';
@@ -17,6 +17,26 @@ export class LessonError extends Error {
 }
 
 const localized = (v: string | Localized): Localized => (typeof v === 'string' ? { zh: v, en: v } : v);
+
+/**
+ * YAML as JSON values, except that a float keeps its type: `12.0`, `1e3` or `.inf` would become the
+ * JavaScript numbers 12, 1000 and Infinity (and then the Python ints 12 and 1000), so they are kept
+ * as {"$float": "<text>"}, which becomes a Python float in the harness.
+ */
+function readYaml(text: string): unknown {
+  const doc: Document = parseDocument(text, { prettyErrors: true });
+  if (doc.errors.length) throw doc.errors[0];
+  visit(doc, {
+    Scalar(_key, node) {
+      const number = node.value;
+      const source = (node as { source?: string }).source ?? '';
+      if (typeof number === 'number' && (!Number.isFinite(number) || (Number.isInteger(number) && /[.eE]|inf|nan/i.test(source))))
+        return doc.createNode({ $float: Number.isFinite(number) ? String(number) : String(number).toLowerCase().replace('infinity', 'inf') });
+      return undefined;
+    },
+  });
+  return doc.toJS();
+}
 
 /** The names a file defines (def/class at any depth), for "did you mean" on a wrong symbol. */
 function definedNames(source: string): string[] {
@@ -81,7 +101,7 @@ export function loadLesson(dir: string): Lesson {
   if (!existsSync(yamlPath)) throw new LessonError(dir, 'no lesson.yaml');
   let raw: unknown;
   try {
-    raw = parseYaml(readFileSync(yamlPath, 'utf8'));
+    raw = readYaml(readFileSync(yamlPath, 'utf8'));
   } catch (error) {
     throw new LessonError(yamlPath, `invalid YAML: ${(error as Error).message}`);
   }

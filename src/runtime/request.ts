@@ -4,6 +4,16 @@ export type Json = null | boolean | number | string | Json[] | { [key: string]: 
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
+/** An input that must stay a Python float although its value is whole (see the lesson loader). */
+export const isFloat = (value: Json): value is { $float: string } =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 1 && typeof value.$float === 'string';
+
+function floatLiteral(text: string): string {
+  if (/^-?inf$|^nan$/.test(text)) return `float("${text}")`;
+  if (!/^-?\d+(\.\d+)?(e[+-]?\d+)?$/i.test(text)) throw new Error(`input float "${text}" is not a number`);
+  return /[.eE]/.test(text) ? text : `${text}.0`;
+}
+
 /** A JSON value as Python source text: JSON strings are valid Python string literals. */
 export function toPython(value: Json): string {
   if (value === null) return 'None';
@@ -14,6 +24,7 @@ export function toPython(value: Json): string {
     return String(value);
   }
   if (typeof value === 'string') return JSON.stringify(value);
+  if (isFloat(value)) return floatLiteral(value.$float);
   if (Array.isArray(value)) return `[${value.map(toPython).join(', ')}]`;
   return `{${Object.entries(value)
     .map(([k, v]) => `${JSON.stringify(k)}: ${toPython(v)}`)

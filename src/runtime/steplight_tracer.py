@@ -10,6 +10,7 @@ import importlib.util
 import json
 import os
 import sys
+import threading
 import time
 import traceback
 import types
@@ -406,20 +407,24 @@ class TraceShim:
     """What lesson code sees as sys.settrace/sys.gettrace during a run: its own tracer is kept and
     chained after the recorder's, so code that traces (or stops tracing) cannot end the recording."""
 
-    def __init__(self, recorder):
+    def __init__(self, recorder, real_settrace):
         self.recorder = recorder
+        self.real_settrace = real_settrace
         self.user = None
 
     def settrace(self, function):
-        self.user = function
+        if function == self.global_trace:  # threading starting a thread with the recorder's hook
+            self.real_settrace(function)
+        else:
+            self.user = function
 
     def gettrace(self):
         return self.user
 
     def global_trace(self, frame, event, arg):
         mine = self.recorder.global_trace(frame, event, arg)
-        if self.user is None:
-            return mine
+        if self.user is None or frame.f_code.co_filename == __file__:
+            return mine  # the recorder's own functions (this shim) are not the lesson's to see
         theirs = self.call_user(self.user, frame, event, arg)
         return mine if theirs is None else Chained(self, mine, theirs)
 
@@ -577,7 +582,7 @@ def run(request_json, ascii=False):
             compiled = compile(harness["code"], os.path.join(root, harness["file"]), "exec")
             namespace = {"__name__": "__steplight_harness__", "__file__": os.path.join(root, harness["file"])}
             recorder = Recorder(key, limits, output)
-            shim = TraceShim(recorder)
+            shim = TraceShim(recorder, saved.set_trace)
             exits = []
 
             def lesson_exit(status):
@@ -592,9 +597,7 @@ def run(request_json, ascii=False):
             sys.settrace, sys.gettrace, os._exit = shim.settrace, shim.gettrace, lesson_exit
             if sys.platform == "emscripten":
                 time.sleep = sliced_sleep(saved.sleep)
-            threading = sys.modules.get("threading")
-            if threading is not None:
-                threading.settrace(shim.global_trace)
+            threading.settrace(shim.global_trace)  # threads the lesson starts are recorded too
             saved.set_trace(shim.global_trace)
             try:
                 exec(compiled, namespace)
@@ -602,8 +605,7 @@ def run(request_json, ascii=False):
                 if saved.get_trace() != shim.global_trace and not exits and recorder.truncated is None:
                     recorder.truncated = "tracer"  # lesson code reached the real sys.settrace
                 saved.set_trace(None)
-                if threading is not None:
-                    threading.settrace(None)
+                threading.settrace(None)
                 sys.stdout, sys.stderr = saved.stdout, saved.stderr
             if exits:
                 raise LessonExit(exits[0])
@@ -659,9 +661,7 @@ def restore(saved, root):
     sys.setrecursionlimit(saved.recursion)
     sys.dont_write_bytecode = saved.bytecode
     sys.path[:] = saved.path
-    threading = sys.modules.get("threading")
-    if threading is not None:
-        threading.settrace(None)
+    threading.settrace(None)
     purge_modules(root)
 
 
@@ -689,13 +689,15 @@ def stop_error(reason, limits):
 def watchdog(seconds):
     """CPython host: interrupt the main thread when the run outlives its limit, and again every
     200 ms while lesson code swallows KeyboardInterrupt (as the Node and browser hosts do)."""
-    import _thread
-    import threading
+    import signal
+
+    main_thread = threading.main_thread().ident
 
     def guard():
         time.sleep(seconds)
         while True:
-            _thread.interrupt_main()
+            # a real SIGINT at the main thread: it also wakes a time.sleep or a blocking read
+            signal.pthread_kill(main_thread, signal.SIGINT)
             time.sleep(0.2)
 
     threading.Thread(target=guard, daemon=True).start()
