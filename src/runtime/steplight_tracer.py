@@ -319,15 +319,13 @@ class Recorder:
         self.truncated = None
         self.deadline = time.perf_counter() + limits["timeoutMs"] / 1000
 
-    def is_target(self, code):
+    def global_trace(self, frame, event, arg):
+        code = frame.f_code
         hit = self.known.get(id(code))
         if hit is None:
             hit = (code, code_key(code) == self.key)
             self.known[id(code)] = hit  # the code object is kept, so its id is never reused
-        return hit[1]
-
-    def global_trace(self, frame, event, arg):
-        if self.is_target(frame.f_code):
+        if hit[1]:
             self.record(frame, "call", arg)
             return self.local_trace
         return None
@@ -346,8 +344,13 @@ class Recorder:
         key = id(frame)
         before = self.frames.get(key)
         depth = len(self.frames) + (before is None)  # target frames on the stack, this one included
-        safe = self.encoder.safe
-        current = {name: safe(value) for name, value in list(frame.f_locals.items())}
+        values = list(frame.f_locals.items())
+        try:
+            encode = self.encoder.encode
+            current = {name: encode(value) for name, value in values}
+        except Exception:  # a value whose class resists reading: encode each one on its own
+            safe = self.encoder.safe
+            current = {name: safe(value) for name, value in values}
         step = {"event": event, "line": frame.f_lineno, "depth": depth, "stdoutLen": self.output.length}
         if before is None:
             step["locals"] = current
@@ -363,7 +366,7 @@ class Recorder:
             step["exception"] = self.raised[key] = describe_exception(arg[1])
         elif event == "return":
             if frame.f_code.co_code[frame.f_lasti] in NORMAL_EXITS:
-                step["value"] = safe(arg)
+                step["value"] = self.encoder.safe(arg)
             else:
                 step["exception"] = self.raised.get(key) or {"type": "BaseException", "message": "(the exception was not seen)"}
             del self.frames[key]
@@ -412,11 +415,17 @@ class TraceShim:
         self.real_settrace = real_settrace
         self.user = None
 
+    def current(self):
+        """The trace function to install: the recorder's alone (the fast path) until the lesson
+        sets a tracer of its own, then this shim, which calls both."""
+        return self.recorder.global_trace if self.user is None else self.global_trace
+
     def settrace(self, function):
-        if function == self.global_trace:  # threading starting a thread with the recorder's hook
-            self.real_settrace(function)
+        if function == self.recorder.global_trace or function == self.global_trace:
+            self.real_settrace(function)  # threading, starting a thread with the run's hook
         else:
             self.user = function
+            self.real_settrace(self.current())
 
     def gettrace(self):
         return self.user
@@ -597,12 +606,12 @@ def run(request_json, ascii=False):
             sys.settrace, sys.gettrace, os._exit = shim.settrace, shim.gettrace, lesson_exit
             if sys.platform == "emscripten":
                 time.sleep = sliced_sleep(saved.sleep)
-            threading.settrace(shim.global_trace)  # threads the lesson starts are recorded too
-            saved.set_trace(shim.global_trace)
+            threading.settrace(shim.current())  # threads the lesson starts are recorded too
+            saved.set_trace(shim.current())
             try:
                 exec(compiled, namespace)
             finally:
-                if saved.get_trace() != shim.global_trace and not exits and recorder.truncated is None:
+                if saved.get_trace() != shim.current() and not exits and recorder.truncated is None:
                     recorder.truncated = "tracer"  # lesson code reached the real sys.settrace
                 saved.set_trace(None)
                 threading.settrace(None)
