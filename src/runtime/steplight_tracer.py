@@ -16,24 +16,24 @@ import traceback
 import types
 
 VERSION = 1
-DEFAULT_LIMITS = {
+DEFAULT_LIMITS = types.MappingProxyType({
     "maxSteps": 100_000,
     "timeoutMs": 5_000,
     "maxStdout": 100_000,
     "strLen": 200,
     "items": 50,
     "depth": 4,
-}
+})
 CONTAINERS = ((dict, "dict"), (list, "list"), (tuple, "tuple"), (set, "set"), (frozenset, "frozenset"))
 CALLABLES = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.LambdaType)
 NONE, TRUE, FALSE = {"t": "none"}, {"t": "bool", "v": True}, {"t": "bool", "v": False}
-SCALARS = {
+SCALARS = types.MappingProxyType({
     type(None): lambda enc, v: NONE,
     bool: lambda enc, v: TRUE if v else FALSE,
     int: lambda enc, v: enc.big_int(v),
     float: lambda enc, v: enc.float_value(v),
-}
-SHARED = {str, types.FunctionType, types.BuiltinFunctionType}
+})
+SHARED = frozenset((str, types.FunctionType, types.BuiltinFunctionType))
 
 
 class StopRun(BaseException):
@@ -494,6 +494,271 @@ def sliced_sleep(sleep):
     return sleep_in_slices
 
 
+class Baseline:
+    """The interpreter as it is between runs, and how to bring it back after one (every run starts
+    from the same state, whatever the lesson patched). Taken once, after start-up (`settle()`).
+
+    Kept and restored: sys.modules (modules a run imported are dropped, so the next run imports
+    them fresh); every module's namespace, the plain dicts, lists and sets a module holds at its
+    top level (registries, dispatch tables, caches), and the namespaces of the classes a module
+    defines — compared by identity, at C speed, and put back where they differ; the random
+    module's state; os.environ, the working directory, umask; recursion limit, switch interval,
+    int digits limit; trace, profile and monitoring hooks; the gc switch; files outside the
+    lessons (new ones are removed, changed ones rewritten)."""
+
+    WATCHED = ("/tmp", "/home", "/steplight/runtime")
+
+    def __init__(self):
+        from operator import is_
+
+        self.is_ = is_
+        self.modules = dict(sys.modules)
+        self.dicts, self.lists, self.sets, self.classes = [], [], [], []
+        seen = set()
+        for name, module in list(self.modules.items()):
+            if type(module) is not types.ModuleType or id(module) in seen:
+                continue
+            seen.add(id(module))
+            self.keep_dict(module.__dict__, seen)
+            for value in list(module.__dict__.values()):
+                kind = type(value)
+                if id(value) in seen:
+                    continue
+                if kind is dict:
+                    self.keep_dict(value, seen)
+                elif kind is list:
+                    seen.add(id(value))
+                    self.lists.append((value, tuple(value)))
+                elif kind is set:
+                    seen.add(id(value))
+                    self.sets.append((value, frozenset(value)))
+                elif isinstance(value, type) and not value.__flags__ & (1 << 8):  # a mutable class
+                    seen.add(id(value))
+                    self.classes.append((value, dict(value.__dict__)))
+        random = sys.modules.get("random")
+        self.random = (random._inst, random._inst.getstate()) if random is not None else None
+        self.environ = dict(os.environ)
+        self.cwd = os.getcwd()
+        self.umask = os.umask(0o22)
+        os.umask(self.umask)
+        self.numbers = sys.getrecursionlimit(), sys.getswitchinterval(), getattr(sys, "get_int_max_str_digits", lambda: 0)()
+        self.gc = __import__("gc").isenabled()
+        monitoring = getattr(sys, "monitoring", None)
+        self.tools = [monitoring.get_tool(t) for t in range(6)] if monitoring else []
+        self.files = snapshot_files(self.WATCHED)
+
+    def keep_dict(self, d, seen):
+        seen.add(id(d))
+        self.dicts.append((d, tuple(d), tuple(d.values())))
+
+    def restore(self):
+        """Put everything back; returns how many things had changed (for tests and the bench)."""
+        is_ = self.is_
+        changed = 0
+        for d, keys, values in self.dicts:
+            if len(d) != len(keys) or not all(map(is_, d, keys)) or not all(map(is_, d.values(), values)):
+                pairs = dict(zip(keys, values))  # built first: d may be builtins' own namespace
+                d.clear()
+                d.update(pairs)
+                changed += 1
+        for items, saved in self.lists:
+            if len(items) != len(saved) or not all(map(is_, items, saved)):
+                items[:] = saved
+                changed += 1
+        for items, saved in self.sets:
+            if len(items) != len(saved) or not items.issuperset(saved):
+                items.clear()
+                items.update(saved)
+                changed += 1
+        for cls, saved in self.classes:
+            now = cls.__dict__
+            if len(now) == len(saved) and all(map(is_, now.values(), saved.values())) and all(map(is_, now, saved)):
+                continue
+            changed += 1
+            for name in [n for n in now if n not in saved]:
+                type.__delattr__(cls, name)
+            for name, value in saved.items():
+                if now.get(name, now) is not value and name not in ("__dict__", "__weakref__"):
+                    type.__setattr__(cls, name, value)
+        if self.random is not None:
+            instance, state = self.random
+            if instance.getstate() != state:
+                instance.setstate(state)
+                changed += 1
+        if os.environ != self.environ:
+            os.environ.clear()
+            os.environ.update(self.environ)
+            changed += 1
+        if os.getcwd() != self.cwd:
+            os.chdir(self.cwd)
+        os.umask(self.umask)
+        limit, interval, digits = self.numbers
+        sys.setrecursionlimit(limit)
+        sys.setswitchinterval(interval)
+        if digits:
+            sys.set_int_max_str_digits(digits)
+        gc = __import__("gc")
+        (gc.enable if self.gc else gc.disable)()
+        sys.setprofile(None)
+        threading.setprofile(None)
+        monitoring = getattr(sys, "monitoring", None)
+        for tool, owner in enumerate(self.tools):
+            if monitoring.get_tool(tool) != owner:
+                monitoring.set_events(tool, 0)
+                monitoring.free_tool_id(tool)
+                changed += 1
+        changed += restore_files(self.WATCHED, self.files)
+        return changed
+
+
+def snapshot_files(tops):
+    """Every file under `tops` with its bytes (these folders hold little between runs)."""
+    files = {}
+    for top in tops:
+        for folder, dirs, names in os.walk(top):
+            for name in names:
+                path = os.path.join(folder, name)
+                try:
+                    with open(path, "rb") as handle:
+                        files[path] = handle.read()
+                except OSError:
+                    pass
+    return files
+
+
+def restore_files(tops, files):
+    """Remove what a run created under `tops`, rewrite what it changed or deleted."""
+    import shutil
+
+    changed = 0
+    for top in tops:
+        for folder, dirs, names in os.walk(top, topdown=False):
+            for name in names:
+                path = os.path.join(folder, name)
+                if path not in files:
+                    os.remove(path)
+                    changed += 1
+            for name in dirs:
+                path = os.path.join(folder, name)
+                if os.path.islink(path):
+                    os.remove(path)
+                elif not any(p.startswith(path + "/") for p in files) and path not in tops:
+                    shutil.rmtree(path, ignore_errors=True)
+                    changed += 1
+    for path, data in files.items():
+        try:
+            with open(path, "rb") as handle:
+                if handle.read() == data:
+                    continue
+        except OSError:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as handle:
+            handle.write(data)
+        changed += 1
+    return changed
+
+
+BASELINE = None
+# What a page's runs use often: imported once at start-up (and kept in the memory snapshot), so a
+# run does not pay for importing them after the previous run's imports were dropped.
+PRELOAD = ("copy", "json", "tempfile", "dataclasses", "functools", "itertools", "collections", "typing", "re", "math", "random", "string", "enum", "abc", "contextlib", "io", "datetime", "textwrap", "operator", "traceback", "shutil", "py_compile")
+
+
+def settle(preload=True):
+    """Take the baseline every run is brought back to (call once, after start-up)."""
+    global BASELINE
+    if preload:
+        for name in PRELOAD:
+            importlib.import_module(name)
+    BASELINE = Baseline.__new__(Baseline)  # bound before the snapshot, so the snapshot keeps it
+    BASELINE.__init__()
+
+
+# Modules that reach the page, the network or the recorder itself: hidden from lesson code.
+HIDDEN = ("js", "pyodide_js", "pyodide", "_pyodide", "_pyodide_core", "micropip", "pyodide_http", "steplight_tracer", "reference_recorder")
+
+
+class Hidden:
+    """A meta-path entry, first during a run: importing what lesson code may not use fails clearly."""
+
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if name.partition(".")[0] in HIDDEN:
+            raise ImportError("%s is not available to lesson code: a Steplight run is offline and cannot reach the page, the network or the recorder" % name, name=name)
+        return None
+
+
+def hide():
+    """Before a run: the recorder and the JavaScript bridge out of reach of lesson imports."""
+    for name in [n for n in sys.modules if n.partition(".")[0] in HIDDEN]:
+        del sys.modules[name]
+    sys.path[:] = [p for p in sys.path if p != os.path.dirname(os.path.abspath(__file__))]
+    sys.meta_path.insert(0, Hidden)
+
+
+class LessonFolders:
+    """The lessons' folders: their files as the runner wrote them and the bytecode it compiled.
+    Runs do not write bytecode; after a run any other file in any lesson folder is removed, so one
+    lesson cannot plant files or bytecode for another (or for its own next run)."""
+
+    def __init__(self):
+        self.known = {}  # path -> (size, mtime_ns, crc of a .pyc)
+        self.tops = set()  # the top folders lessons live under (e.g. /steplight)
+
+    @staticmethod
+    def state(path):
+        import zlib
+
+        info = os.stat(path)
+        crc = 0
+        if path.endswith(".pyc"):
+            with open(path, "rb") as handle:
+                crc = zlib.crc32(handle.read())
+        return info.st_size, info.st_mtime_ns, crc
+
+    def prepare(self, root, files):
+        """Write the lesson's files and compile them (outside any run)."""
+        import py_compile
+
+        self.tops.add("/" + root.strip("/").split("/")[0])
+        write_files(root, files)
+        for rel in files:
+            path = os.path.join(root, rel)
+            self.known[path] = self.state(path)
+            if not rel.endswith(".py"):
+                continue
+            cached = importlib.util.cache_from_source(path)
+            if cached in self.known and os.path.exists(cached) and self.state(cached) == self.known[cached]:
+                continue
+            try:
+                py_compile.compile(path, cfile=cached, doraise=True)
+                self.known[cached] = self.state(cached)
+            except py_compile.PyCompileError:
+                pass  # the run reports it
+
+    def sweep(self):
+        """Remove every file under the lessons' top folders that the runner did not write, or that
+        changed since (the recorder's own folder is the baseline's to restore)."""
+        removed = 0
+        own = os.path.dirname(os.path.abspath(__file__))
+        for folder, dirs, names in [entry for top in self.tops for entry in os.walk(top)]:
+            if folder == own or folder.startswith(own + "/"):
+                continue
+            for name in names:
+                path = os.path.join(folder, name)
+                try:
+                    if self.known.get(path) != self.state(path):
+                        os.remove(path)
+                        self.known.pop(path, None)
+                        removed += 1
+                except OSError:
+                    pass
+        return removed
+
+
+LESSONS = LessonFolders()
+
+
 def purge_modules(root):
     for name, module in list(sys.modules.items()):
         location = getattr(module, "__file__", None) or ""
@@ -547,17 +812,8 @@ def write_files(root, files):
 
 def prepare(request_json):
     """Write a lesson's files and compile its modules to bytecode ahead of its first run."""
-    import py_compile
-
     request = json.loads(request_json)
-    root = request["root"].rstrip("/") + "/"
-    write_files(root, request["files"])
-    for rel in request["files"]:
-        if rel.endswith(".py"):
-            try:
-                py_compile.compile(os.path.join(root, rel), doraise=True)
-            except py_compile.PyCompileError:
-                pass  # the run will report it
+    LESSONS.prepare(request["root"].rstrip("/") + "/", request["files"])
 
 
 def uninterrupted(action, *args):
@@ -579,11 +835,12 @@ def run(request_json, ascii=False):
     recorder = None
     try:
         try:
-            write_files(root, request["files"])
+            LESSONS.prepare(root, request["files"])
             purge_modules(root)
             importlib.invalidate_caches()
+            hide()
             sys.path.insert(0, root)
-            sys.dont_write_bytecode = False  # cached bytecode makes the re-import of each run cheap
+            sys.dont_write_bytecode = True  # the bytecode the runner compiled is used; a run writes none
             os.chdir(root)
             key, first, last = find_target(os.path.join(root, target["file"]), target["symbol"], target.get("firstLine"), target.get("lastLine"))
             trace["target"]["firstLine"], trace["target"]["lastLine"] = first, last
@@ -637,7 +894,9 @@ def run(request_json, ascii=False):
     except KeyboardInterrupt:  # an interrupt that landed in one of the handlers above
         trace.setdefault("error", stop_error("time", limits))
     finally:
+        cleaning = time.perf_counter()
         uninterrupted(restore, saved, root)
+        trace["restoreMs"] = round((time.perf_counter() - cleaning) * 1000, 3)
     return uninterrupted(finish, trace, recorder, output, limits, started, ascii)
 
 
@@ -670,8 +929,13 @@ def restore(saved, root):
     sys.setrecursionlimit(saved.recursion)
     sys.dont_write_bytecode = saved.bytecode
     sys.path[:] = saved.path
+    if Hidden in sys.meta_path:
+        sys.meta_path.remove(Hidden)
     threading.settrace(None)
     purge_modules(root)
+    if BASELINE is not None:  # the page's and the checks' long-lived Python: back to the start
+        BASELINE.restore()
+        LESSONS.sweep()
 
 
 def finish(trace, recorder, output, limits, started, ascii=False):
@@ -683,7 +947,7 @@ def finish(trace, recorder, output, limits, started, ascii=False):
     trace["stdout"] = output.text()
     if output.dropped:
         trace["stdoutDropped"] = output.dropped
-    trace["stats"] = {"events": len(trace["steps"]), "durationMs": round((time.perf_counter() - started) * 1000, 3)}
+    trace["stats"] = {"events": len(trace["steps"]), "durationMs": round((time.perf_counter() - started) * 1000, 3), "restoreMs": trace.pop("restoreMs", 0)}
     return json.dumps(trace, ensure_ascii=ascii, allow_nan=False)
 
 

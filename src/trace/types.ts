@@ -54,7 +54,8 @@ export interface Trace {
   error?: RunError;
   /** Why the trace stops early: the step cap, the time limit, or lesson code that replaced the recorder. */
   truncated?: 'steps' | 'time' | 'tracer';
-  stats: { events: number; durationMs: number };
+  /** `restoreMs`: bringing the interpreter back to its start-up state after the run (see Baseline). */
+  stats: { events: number; durationMs: number; restoreMs?: number };
 }
 
 export interface Limits {

@@ -1,0 +1,90 @@
+"""Lessons that misbehave: each function leaves something behind that must not reach the next run."""
+import builtins
+import copy
+import gc
+import json
+import os
+import random
+import sys
+import threading
+import warnings
+
+
+def patch_deepcopy():
+    copy.deepcopy = lambda obj, memo=None: obj
+
+
+def patch_len():
+    builtins.len = lambda obj: 42
+
+
+def patch_json():
+    json.dumps = lambda *a, **k: "forged"
+    json.JSONEncoder.default = lambda self, o: "forged"
+
+
+def replace_module():
+    sys.modules["copy"] = type(sys)("copy")
+
+
+def mutate_tables():
+    copy._deepcopy_dispatch[list] = lambda x, memo, deepcopy: x
+    warnings.simplefilter("error")
+
+
+def reach_recorder():
+    """Through the garbage collector, past the import block."""
+    found = [m for m in gc.get_objects() if type(m) is type(sys) and getattr(m, "__name__", "") == "steplight_tracer"]
+    for module in found:
+        try:
+            module.DEFAULT_LIMITS["maxSteps"] = 5
+        except TypeError:
+            pass
+        module.DEFAULT_LIMITS = {"maxSteps": 5}
+        module.NONE["t"] = "forged"
+        module.Recorder.record = lambda *a: None
+    return len(found)
+
+
+def write_files():
+    for folder in ("/tmp", "/steplight", "/steplight/lessons", "/steplight/runtime", "."):
+        try:
+            with open(os.path.join(folder, "planted.txt"), "w") as handle:
+                handle.write("left behind")
+        except OSError:
+            pass
+    os.makedirs("/tmp/nested/dir", exist_ok=True)
+
+
+def plant_bytecode():
+    """Overwrite the cached bytecode of the ordinary lesson's module, if it is there."""
+    for folder, dirs, names in os.walk("/steplight/lessons"):
+        for name in names:
+            if name.startswith("ordinary") and name.endswith(".pyc"):
+                with open(os.path.join(folder, name), "r+b") as handle:
+                    handle.seek(20)
+                    handle.write(b"\0" * 16)
+    return True
+
+
+def change_process():
+    sys.setrecursionlimit(60)
+    sys.path.append("/nowhere")
+    os.environ["STEPLIGHT_LEFT"] = "1"
+    os.chdir("/")
+    gc.disable()
+    random.seed(12345)
+    sys.excepthook = lambda *a: None
+    sys.setprofile(lambda *a: None)
+    threading.setprofile(lambda *a: None)
+    if hasattr(sys, "monitoring"):
+        sys.monitoring.use_tool_id(2, "lesson")
+        sys.monitoring.set_events(2, sys.monitoring.events.PY_START)
+
+
+def exit_now():
+    os._exit(0)
+
+
+def import_js():
+    import js  # noqa: F401
