@@ -84,7 +84,13 @@ export async function nodeRunner(options: { graceMs?: number; hardMs?: number } 
       return { last: id, interrupted: Atomics.load(flags, 3) };
     },
     prepare: (request) => runner.prepare(request),
-    run: (request) => guarded(request, () => runner.run(request)),
+    clean: () => runner.clean(),
+    run: (request) =>
+      guarded(request, () => {
+        const trace = runner.run(request);
+        trace.stats.cleanMs = runner.clean();
+        return trace;
+      }),
   };
 
   /** Run `work` with the watchdog armed for the request's time limit. */

@@ -6,6 +6,11 @@ export interface Runner {
   run(request: RunRequest): Trace;
   /** Write the lesson's files and compile its modules, so its first run need not. */
   prepare(request: RunRequest): void;
+  /**
+   * Bring Python back to the state every run starts from (what the last run changed); the next
+   * run does it first if it was not done. Hosts call it after handing over a result. Returns ms.
+   */
+  clean(): number;
 }
 
 /** Write the tracer into Python's file system and import it (again: a cached import). */
@@ -33,7 +38,9 @@ export function createRunner(py: PyodideAPI, tracerSource: string): Runner {
   py.runPython('steplight_tracer.settle()'); // the state every run starts from and returns to
   const run = py.runPython('steplight_tracer.run') as (json: string) => string;
   const prepare = py.runPython('steplight_tracer.prepare') as (json: string) => void;
+  const clean = py.runPython('steplight_tracer.clean') as () => number;
   return {
+    clean,
     prepare(request) {
       prepare(JSON.stringify(request));
     },

@@ -15,6 +15,11 @@ import time
 import traceback
 import types
 
+# The recorder's own references to the builtins and to json, bound at import: a lesson that patches
+# builtins.len or json.dumps changes its own code, never how its run is recorded or reported.
+globals().update({name: value for name, value in vars(__import__("builtins")).items() if not name.startswith("__")})
+json_dumps, json_loads = json.dumps, json.loads
+
 VERSION = 1
 DEFAULT_LIMITS = types.MappingProxyType({
     "maxSteps": 100_000,
@@ -386,11 +391,23 @@ def code_key(code):
 def find_target(path, symbol, first=None, last=None):
     """The key of the target's code: compiled from its file, the code object whose qualified name
     is `symbol` (nested functions without "<locals>"), the first within the widget's lines."""
+    with open(path, encoding="utf-8") as handle:
+        source = handle.read()
+    key = (path, symbol, first, last, source)
+    found = STATE.targets
+    if key not in found:
+        if len(found) > 64:
+            found.clear()
+        found[key] = search_target(path, source, symbol, first, last)
+    return found[key]
+
+
+def search_target(path, source, symbol, first, last):
     import warnings
 
-    with open(path, encoding="utf-8") as handle, warnings.catch_warnings():
+    with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the import in the run shows them, as Python would
-        module = compile(handle.read(), path, "exec")
+        module = compile(source, path, "exec")
     found = []
     pending = [module]
     while pending:
@@ -670,6 +687,8 @@ def settle(preload=True):
     if preload:
         for name in PRELOAD:
             importlib.import_module(name)
+    importlib.invalidate_caches()  # imports what it needs (importlib.metadata) now, not in a run
+    importlib.import_module("tempfile").gettempdir()
     BASELINE = Baseline.__new__(Baseline)  # bound before the snapshot, so the snapshot keeps it
     BASELINE.__init__()
 
@@ -728,7 +747,7 @@ class LessonFolders:
             if not rel.endswith(".py"):
                 continue
             cached = importlib.util.cache_from_source(path)
-            if cached in self.known and os.path.exists(cached) and self.state(cached) == self.known[cached]:
+            if cached in self.known:  # compiled by the runner, and checked by every sweep since
                 continue
             try:
                 py_compile.compile(path, cfile=cached, doraise=True)
@@ -812,7 +831,7 @@ def write_files(root, files):
 
 def prepare(request_json):
     """Write a lesson's files and compile its modules to bytecode ahead of its first run."""
-    request = json.loads(request_json)
+    request = json_loads(request_json)
     LESSONS.prepare(request["root"].rstrip("/") + "/", request["files"])
 
 
@@ -831,6 +850,8 @@ def run(request_json, ascii=False):
 
     harness.code is the full harness text, scenario inputs already prepended. `ascii` escapes
     every non-ASCII character (for a pipe, where a lone surrogate could not be encoded)."""
+    if STATE.dirty:
+        clean()
     request, limits, root, target, started, trace, output, saved = uninterrupted(begin, request_json)
     recorder = None
     try:
@@ -894,14 +915,12 @@ def run(request_json, ascii=False):
     except KeyboardInterrupt:  # an interrupt that landed in one of the handlers above
         trace.setdefault("error", stop_error("time", limits))
     finally:
-        cleaning = time.perf_counter()
         uninterrupted(restore, saved, root)
-        trace["restoreMs"] = round((time.perf_counter() - cleaning) * 1000, 3)
     return uninterrupted(finish, trace, recorder, output, limits, started, ascii)
 
 
 def begin(request_json):
-    request = json.loads(request_json)
+    request = json_loads(request_json)
     limits = dict(DEFAULT_LIMITS, **request.get("limits", {}))
     root = request["root"].rstrip("/") + "/"
     target = request["target"]
@@ -933,9 +952,23 @@ def restore(saved, root):
         sys.meta_path.remove(Hidden)
     threading.settrace(None)
     purge_modules(root)
-    if BASELINE is not None:  # the page's and the checks' long-lived Python: back to the start
-        BASELINE.restore()
-        LESSONS.sweep()
+    STATE.dirty = BASELINE is not None  # clean() brings the rest back, after the result is sent
+
+
+# What the runner keeps between runs (not module-level names, which the baseline restores).
+STATE = types.SimpleNamespace(dirty=False, targets={})
+
+
+def clean():
+    """Bring the long-lived Python (the page's, the checks') back to its baseline: the host calls
+    this after sending a run's result, off the reader's path; a run cleans first if it was not.
+    Returns the milliseconds it took."""
+    started = time.perf_counter()
+    if STATE.dirty and BASELINE is not None:
+        uninterrupted(BASELINE.restore)
+        uninterrupted(LESSONS.sweep)
+    STATE.dirty = False
+    return round((time.perf_counter() - started) * 1000, 3)
 
 
 def finish(trace, recorder, output, limits, started, ascii=False):
@@ -947,8 +980,8 @@ def finish(trace, recorder, output, limits, started, ascii=False):
     trace["stdout"] = output.text()
     if output.dropped:
         trace["stdoutDropped"] = output.dropped
-    trace["stats"] = {"events": len(trace["steps"]), "durationMs": round((time.perf_counter() - started) * 1000, 3), "restoreMs": trace.pop("restoreMs", 0)}
-    return json.dumps(trace, ensure_ascii=ascii, allow_nan=False)
+    trace["stats"] = {"events": len(trace["steps"]), "durationMs": round((time.perf_counter() - started) * 1000, 3)}
+    return json_dumps(trace, ensure_ascii=ascii, allow_nan=False)
 
 
 def stop_error(reason, limits):
@@ -978,7 +1011,7 @@ def watchdog(seconds):
 
 def main():
     request_json = sys.stdin.read()
-    limits = dict(DEFAULT_LIMITS, **json.loads(request_json).get("limits", {}))
+    limits = dict(DEFAULT_LIMITS, **json_loads(request_json).get("limits", {}))
     watchdog(limits["timeoutMs"] / 1000 + 0.5)
     out = run(request_json, ascii=True)
     import signal

@@ -135,8 +135,10 @@ self.onmessage = async (event: MessageEvent<ToWorker>) => {
   }
   try {
     if (!runner) throw new Error('the Python worker was not started');
-    const trace = (await runner).run(message.request);
+    const ready = await runner;
+    const trace = ready.run(message.request);
     post({ type: 'result', id: message.id, trace });
+    setTimeout(() => ready.clean(), 0); // back to the start-up state, after the reader has the result
     whenIdle();
   } catch (error) {
     // The tracer turns every Python exception into trace data, so anything thrown here means the

@@ -54,8 +54,8 @@ export interface Trace {
   error?: RunError;
   /** Why the trace stops early: the step cap, the time limit, or lesson code that replaced the recorder. */
   truncated?: 'steps' | 'time' | 'tracer';
-  /** `restoreMs`: bringing the interpreter back to its start-up state after the run (see Baseline). */
-  stats: { events: number; durationMs: number; restoreMs?: number };
+  /** `cleanMs` (Node hosts): bringing Python back to its start-up state after the run (see Baseline). */
+  stats: { events: number; durationMs: number; cleanMs?: number };
 }
 
 export interface Limits {
