@@ -69,11 +69,27 @@ export const CSP = [
   "form-action 'none'",
 ].join('; ');
 
+/**
+ * The Python worker's own policy (a worker does not inherit the page's <meta> policy; it obeys the
+ * header its script is served with): its origin only, WebAssembly but no eval, nothing else.
+ * Sent by the dev server and `npm run preview`; the README (Hosting) gives it to other hosts.
+ */
+export const WORKER_CSP = ["default-src 'none'", "script-src 'self' 'wasm-unsafe-eval'", "connect-src 'self'"].join('; ');
+const isWorkerScript = (url: string) => /(^|\/)worker(-[\w-]+)?\.(js|ts)(\?|$)/.test(url.split('#')[0]!);
+
 function contentSecurityPolicy(): Plugin {
+  const workerHeader = (req: { url?: string }, res: { setHeader(name: string, value: string): void }, next: () => void) => {
+    if (isWorkerScript(req.url ?? '')) res.setHeader('Content-Security-Policy', WORKER_CSP);
+    next();
+  };
   return {
     name: 'steplight:csp',
-    apply: 'build',
-    transformIndexHtml: () => [{ tag: 'meta', attrs: { 'http-equiv': 'Content-Security-Policy', content: CSP }, injectTo: 'head-prepend' }],
+    transformIndexHtml: {
+      order: 'post',
+      handler: (_html, ctx) => (ctx.server ? [] : [{ tag: 'meta', attrs: { 'http-equiv': 'Content-Security-Policy', content: CSP }, injectTo: 'head-prepend' }]),
+    },
+    configureServer: (server) => void server.middlewares.use(workerHeader),
+    configurePreviewServer: (server) => void server.middlewares.use(workerHeader),
   };
 }
 

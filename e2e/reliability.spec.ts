@@ -158,3 +158,42 @@ test('the built page carries a Content-Security-Policy that allows only its own 
   expect(violations.some((v) => v.includes('127.0.0.2'))).toBe(true);
   expect(violations.filter((v) => !v.includes('127.0.0.2'))).toEqual([]);
 });
+
+test.describe('lesson code cannot reach the page, the network or the next run', () => {
+  test.beforeEach(async ({ page }) => open(page));
+
+  test('a forged result and every network call from lesson code fail visibly; the widget shows the real run', async ({ page }) => {
+    const outside: string[] = [];
+    page.on('request', (r) => !r.url().startsWith(new URL(page.url()).origin) && outside.push(r.url()));
+    const w = hostile(page, 'escape');
+    await run(w);
+    await expect(w).toHaveAttribute('data-status', 'finished', { timeout: 30_000 });
+    const outcome = w.locator('[data-outcome]');
+    for (const text of ['js: ImportError', 'pyodide.http: ImportError', 'pyodide_js: ImportError', 'postMessage: blocked', 'fetch: blocked', 'XMLHttpRequest: blocked', 'WebSocket: blocked', 'importScripts: blocked']) await expect(outcome).toContainText(text);
+    await expect(w.locator('.sl-stdout')).not.toContainText('FORGED');
+    await expect(w).not.toHaveAttribute('data-steps', '0');
+    expect(outside).toEqual([]);
+    await nextRunWorks(page);
+  });
+
+  test('what one widget patches or writes is gone for the next widget\'s run', async ({ page }) => {
+    const ordinary = hostile(page, 'ordinary');
+    await run(ordinary);
+    await expect(ordinary).toHaveAttribute('data-status', 'finished', { timeout: 30_000 });
+    const before = await ordinary.locator('[data-outcome]').textContent();
+    expect(before).toContain('[1, 2, 3]');
+    const taint = hostile(page, 'taint');
+    await run(taint);
+    await expect(taint).toHaveAttribute('data-status', 'finished', { timeout: 30_000 });
+    await run(ordinary);
+    await expect(ordinary).toHaveAttribute('data-status', 'finished', { timeout: 30_000 });
+    expect(await ordinary.locator('[data-outcome]').textContent()).toBe(before);
+  });
+
+  test('the Python worker is served with its own Content-Security-Policy', async ({ page }) => {
+    const worker = page.workers().find((w) => /worker/.test(w.url()));
+    expect(worker, 'the Python worker').toBeTruthy();
+    const response = await page.request.get(worker!.url());
+    expect(response.headers()['content-security-policy']).toBe("default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self'");
+  });
+});

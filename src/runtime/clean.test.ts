@@ -65,3 +65,26 @@ describe('a misbehaving lesson leaves nothing for the next run', () => {
     expect(trace.stats.cleanMs).toBeGreaterThan(0);
   });
 });
+
+describe('CPython runs leave nothing on the host', () => {
+  it('a run has its own folder (lesson, TMPDIR, HOME), removed afterwards', async () => {
+    const { existsSync, mkdtempSync, readdirSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { cpythonRun } = await import('./node');
+    const parent = mkdtempSync(join(tmpdir(), 'steplight-host-'));
+    try {
+      const module = 'import os, tempfile\ndef f():\n    a = tempfile.mkstemp()[1]\n    b = os.path.expanduser("~/left.txt")\n    open(b, "w").write("x")\n    open("here.txt", "w").write("x")\n    return [a, b, os.path.abspath("here.txt")]\n';
+      const trace = cpythonRun(buildRequest({ lesson: 'host', files: { 'm.py': module }, source: 'm.py', symbol: 'f', harness: { file: 'h.py', code: 'from m import f\noutcome = f()\n' }, inputs: {} }), parent);
+      const paths = plain(trace.outcome!) as string[];
+      expect(paths).toHaveLength(3);
+      for (const path of paths) {
+        expect(path.startsWith(parent)).toBe(true);
+        expect(existsSync(path)).toBe(false);
+      }
+      expect(readdirSync(parent)).toEqual([]);
+    } finally {
+      rmSync(parent, { recursive: true, force: true });
+    }
+  });
+});

@@ -34,6 +34,7 @@ interface Job {
 
 export class Engine {
   private worker!: Worker;
+  private port!: MessagePort;
   private interrupt: Int32Array | null = null;
   private queue: Job[] = [];
   private current: { job: Job; id: number; timers: number[] } | null = null;
@@ -69,7 +70,10 @@ export class Engine {
     let markReady!: () => void;
     this.ready = new Promise((resolve) => (markReady = resolve));
     this.isReady = false;
-    worker.onmessage = (event: MessageEvent<FromWorker>) => {
+    // only the private port carries results: lesson code can post on the worker's own port, never on this one
+    const channel = new MessageChannel();
+    this.port = channel.port1;
+    channel.port1.onmessage = (event: MessageEvent<FromWorker>) => {
       if (worker !== this.worker) return;
       const message = event.data;
       if (message.type === 'progress') this.setStatus({ state: 'loading', phase: message.phase });
@@ -90,8 +94,8 @@ export class Engine {
       if (!this.isReady) this.startFailed(event.message || `the worker script did not load`);
       else this.crashed(`the Python worker crashed${event.message ? `: ${event.message}` : ''}`);
     };
-    const init: ToWorker = { type: 'init', indexURL: this.options.indexURL, ...(buffer ? { interrupt: buffer } : {}) };
-    worker.postMessage(init);
+    const init: ToWorker = { type: 'init', indexURL: this.options.indexURL, port: channel.port2, ...(buffer ? { interrupt: buffer } : {}) };
+    worker.postMessage(init, [channel.port2]);
   }
 
   private fail(message: string, load?: { tries: number; url: string }) {
@@ -127,6 +131,7 @@ export class Engine {
 
   private restart() {
     this.worker.terminate();
+    this.port.close();
     this.prepared.clear();
     this.setStatus({ state: 'loading', phase: 'booting' });
     this.spawn();
@@ -153,7 +158,7 @@ export class Engine {
     this.prepared.add(request.root);
     void this.ready.then(() => {
       const message: ToWorker = { type: 'prepare', request };
-      this.worker.postMessage(message);
+      this.port.postMessage(message);
     });
   }
 
@@ -190,7 +195,7 @@ export class Engine {
     );
     this.current = { job, id, timers };
     const message: ToWorker = { type: 'run', id, request: job.request };
-    this.worker.postMessage(message);
+    this.port.postMessage(message);
   }
 }
 

@@ -1,7 +1,9 @@
 /** Node hosts for the runner: Pyodide in this process, and CPython as a subprocess. */
 import { spawnSync } from 'node:child_process';
 import { Worker } from 'node:worker_threads';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadPyodide } from 'pyodide';
 import type { ReferenceRun } from '../trace/reference';
@@ -118,29 +120,52 @@ export async function nodeRunner(options: { graceMs?: number; hardMs?: number } 
 /** Every CPython run starts alike: the same string hashes (so the same set order), no user site. */
 const CPYTHON_ENV = { ...process.env, PYTHONHASHSEED: '0', PYTHONNOUSERSITE: '1', PYTHONDONTWRITEBYTECODE: '' };
 
-/** The reference recorder under the machine's CPython. */
-export function cpythonReference(request: RunRequest, root: string, traced = true, python = process.env.PYTHON ?? 'python3'): ReferenceRun {
-  const result = spawnSync(python, [REFERENCE_PATH, ...(traced ? [] : ['--untraced'])], {
-    env: CPYTHON_ENV, input: JSON.stringify(referenceRequest(request, root)), encoding: 'utf8', maxBuffer: 512 * 1024 * 1024, timeout: 60_000 });
-  if (result.error) throw result.error;
-  if (result.status !== 0) throw new Error(`CPython reference recorder failed (${result.status}): ${result.stderr}`);
-  return JSON.parse(result.stdout) as ReferenceRun;
+/**
+ * A CPython run gets a folder of its own (the lesson, TMPDIR and HOME inside it), removed
+ * afterwards: nothing a lesson writes outlives its run on the host.
+ */
+function inOwnFolder<T>(parent: string, work: (dir: string, env: NodeJS.ProcessEnv) => T): T {
+  const dir = mkdtempSync(join(parent, 'steplight-run-'));
+  try {
+    for (const sub of ['tmp', 'home']) mkdirSync(join(dir, sub));
+    return work(dir, { ...CPYTHON_ENV, TMPDIR: join(dir, 'tmp'), TEMP: join(dir, 'tmp'), HOME: join(dir, 'home') });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
-/** The same tracer under the machine's CPython, with a real temporary lesson directory. */
-export function cpythonRun(request: RunRequest, root: string, python = process.env.PYTHON ?? 'python3'): Trace {
-  const limit = request.limits?.timeoutMs ?? DEFAULT_LIMITS.timeoutMs;
-  const result = spawnSync(python, [TRACER_PATH], {
-    env: CPYTHON_ENV,
-    input: JSON.stringify({ ...request, root }),
-    encoding: 'utf8',
-    maxBuffer: 512 * 1024 * 1024,
-    // the tracer's own watchdog interrupts at the limit; this kill is for code that ignores it
-    timeout: limit + 5_000,
-    killSignal: 'SIGKILL',
+/** The reference recorder under the machine's CPython. */
+export function cpythonReference(request: RunRequest, parent = tmpdir(), traced = true, python = process.env.PYTHON ?? 'python3'): ReferenceRun {
+  return inOwnFolder(parent, (dir, env) => {
+    const result = spawnSync(python, [REFERENCE_PATH, ...(traced ? [] : ['--untraced'])], {
+      env,
+      input: JSON.stringify(referenceRequest(request, join(dir, 'lesson'))),
+      encoding: 'utf8',
+      maxBuffer: 512 * 1024 * 1024,
+      timeout: 60_000,
+    });
+    if (result.error) throw result.error;
+    if (result.status !== 0) throw new Error(`CPython reference recorder failed (${result.status}): ${result.stderr}`);
+    return JSON.parse(result.stdout) as ReferenceRun;
   });
-  if ((result.error as NodeJS.ErrnoException | undefined)?.code === 'ETIMEDOUT') return timeoutTrace(request, limit, 'CPython ignored every interrupt and was killed');
-  if (result.error) throw result.error;
-  if (result.status !== 0) throw new Error(`CPython tracer failed (${result.status}): ${result.stderr}`);
-  return JSON.parse(result.stdout) as Trace;
+}
+
+/** The same tracer under the machine's CPython, in a folder of its own (see inOwnFolder). */
+export function cpythonRun(request: RunRequest, parent = tmpdir(), python = process.env.PYTHON ?? 'python3'): Trace {
+  const limit = request.limits?.timeoutMs ?? DEFAULT_LIMITS.timeoutMs;
+  return inOwnFolder(parent, (dir, env) => {
+    const result = spawnSync(python, [TRACER_PATH], {
+      env,
+      input: JSON.stringify({ ...request, root: join(dir, 'lesson') }),
+      encoding: 'utf8',
+      maxBuffer: 512 * 1024 * 1024,
+      // the tracer's own watchdog interrupts at the limit; this kill is for code that ignores it
+      timeout: limit + 5_000,
+      killSignal: 'SIGKILL',
+    });
+    if ((result.error as NodeJS.ErrnoException | undefined)?.code === 'ETIMEDOUT') return timeoutTrace(request, limit, 'CPython ignored every interrupt and was killed');
+    if (result.error) throw result.error;
+    if (result.status !== 0) throw new Error(`CPython tracer failed (${result.status}): ${result.stderr}`);
+    return JSON.parse(result.stdout) as Trace;
+  });
 }

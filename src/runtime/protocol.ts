@@ -1,8 +1,12 @@
 /** Messages between the page and the Pyodide worker. */
 import type { RunRequest, Trace } from '../trace/types';
 
+/**
+ * The first message (on the worker's own port) hands over a private MessagePort; every later
+ * message in both directions goes through that port, which lesson code cannot reach.
+ */
 export type ToWorker =
-  | { type: 'init'; indexURL: string; interrupt?: SharedArrayBuffer }
+  | { type: 'init'; indexURL: string; port: MessagePort; interrupt?: SharedArrayBuffer }
   | { type: 'run'; id: number; request: RunRequest }
   /** Write a lesson's files and compile them ahead of its first run (no reply). */
   | { type: 'prepare'; request: RunRequest };

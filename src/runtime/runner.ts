@@ -1,6 +1,10 @@
 import type { PyodideAPI } from 'pyodide';
 import { DEFAULT_LIMITS, type RunRequest, type Trace } from '../trace/types';
 
+/** Bound at load: lesson code that patches JSON.parse in the worker cannot rewrite a trace. */
+const parse = JSON.parse;
+const stringify = JSON.stringify;
+
 /** Runs requests in one Pyodide instance. Used by the browser worker and by Node alike. */
 export interface Runner {
   run(request: RunRequest): Trace;
@@ -42,19 +46,19 @@ export function createRunner(py: PyodideAPI, tracerSource: string): Runner {
   return {
     clean,
     prepare(request) {
-      prepare(JSON.stringify(request));
+      prepare(stringify(request));
     },
     run(request) {
       let out: string;
       try {
-        out = run(JSON.stringify(request));
+        out = run(stringify(request));
       } catch (error) {
         // the host's interrupt reached Python at the very entry of the tracer, before anything ran
         if ((error as { type?: string }).type === 'KeyboardInterrupt') return timeoutTrace(request);
         throw error;
       }
       if (typeof out !== 'string') throw new Error('Python stopped without a result (the Python runtime failed)');
-      return JSON.parse(out) as Trace;
+      return parse(out) as Trace;
     },
   };
 }

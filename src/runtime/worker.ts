@@ -7,7 +7,12 @@ import tracer from './steplight_tracer.py?raw';
 
 declare const self: DedicatedWorkerGlobalScope;
 type Load = (options: object) => Promise<PyodideAPI>;
-const post = (message: FromWorker) => self.postMessage(message);
+// Bound before any lesson code runs: patching prototypes from Python later changes nothing here.
+const portPost = MessagePort.prototype.postMessage;
+const apply = Reflect.apply;
+const cacheStorage = self.caches;
+let port: MessagePort | null = null;
+const post = (message: FromWorker) => port && apply(portPost, port, [message]);
 let runner: Promise<Runner> | null = null;
 
 /** Memory snapshots of a started Python, per Pyodide version and tracer text, in Cache Storage. */
@@ -20,7 +25,7 @@ const CACHE = 'steplight-python';
 
 async function readSnapshot(key: string): Promise<Uint8Array | null> {
   try {
-    const hit = await (await caches.open(CACHE)).match(key);
+    const hit = await (await cacheStorage.open(CACHE)).match(key);
     return hit ? new Uint8Array(await hit.arrayBuffer()) : null;
   } catch {
     return null; // no Cache Storage here (e.g. an insecure context): start cold
@@ -29,7 +34,7 @@ async function readSnapshot(key: string): Promise<Uint8Array | null> {
 
 async function writeSnapshot(key: string, bytes: Uint8Array): Promise<boolean> {
   try {
-    const cache = await caches.open(CACHE);
+    const cache = await cacheStorage.open(CACHE);
     for (const old of await cache.keys()) if (!old.url.endsWith(key)) await cache.delete(old);
     await cache.put(key, new Response(bytes as BlobPart, { headers: { 'Content-Type': 'application/octet-stream' } }));
     return true;
@@ -86,7 +91,7 @@ async function start(indexURL: string, interrupt?: SharedArrayBuffer): Promise<R
       py = await loaded({ ...base, _loadSnapshot: snapshot });
       from = 'snapshot';
     } catch {
-      await caches.delete(CACHE).catch(() => {}); // a bad snapshot: forget it and start cold
+      await cacheStorage.delete(CACHE).catch(() => {}); // a bad snapshot: forget it and start cold
     }
   }
   if (!py) {
@@ -106,6 +111,7 @@ async function start(indexURL: string, interrupt?: SharedArrayBuffer): Promise<R
   }
   if (interrupt) py.setInterruptBuffer(new Int32Array(interrupt));
   const result = createRunner(py, tracer);
+  lockDown(); // Python's files are loaded: from here on nothing leaves this worker
   post({ type: 'ready', loadMs: Math.round(performance.now() - started), from });
   return result;
 }
@@ -118,21 +124,36 @@ const WARM_UP = {
   harness: { file: 'harness.py', code: 'from warm import warm\noutcome = warm([{"a": [1]}, "b"])\nprint(outcome)\n' },
 };
 
-self.onmessage = async (event: MessageEvent<ToWorker>) => {
+/**
+ * Once Python is loaded, lesson code must not reach the network, the page's origin or the page:
+ * every way out of a worker is replaced by a function that throws a clear error (on the global
+ * object and on its prototypes, not configurable, so it cannot be put back).
+ */
+function lockDown() {
+  const blocked = (what: string) =>
+    function blockedCall(): never {
+      throw new TypeError(`${what} is blocked: lesson code in Steplight runs offline, without network or access to the page`);
+    };
+  const names = ['fetch', 'XMLHttpRequest', 'WebSocket', 'WebSocketStream', 'EventSource', 'importScripts', 'Worker', 'SharedWorker', 'BroadcastChannel', 'WebTransport', 'caches', 'indexedDB', 'postMessage', 'close', 'Request'];
+  for (let target: object | null = self; target && target !== Object.prototype; target = Object.getPrototypeOf(target)) {
+    for (const name of names) {
+      const own = Object.getOwnPropertyDescriptor(target, name);
+      if (own && !own.configurable) continue;
+      if (own || target === self) Object.defineProperty(target, name, { value: blocked(name), writable: false, configurable: false, enumerable: false });
+    }
+  }
+  self.onmessage = null; // requests come only through the private port
+}
+
+/** Requests from the page, through the private port. */
+async function onRequest(event: MessageEvent<ToWorker>) {
   const message = event.data;
   whenIdle();
-  if (message.type === 'init') {
-    runner = start(message.indexURL, message.interrupt);
-    runner.then(
-      (ready) => setTimeout(() => ready.run(WARM_UP), 0),
-      (error: Error) => post({ type: 'init-failed', message: error.message }),
-    );
-    return;
-  }
   if (message.type === 'prepare') {
     (await runner)?.prepare(message.request);
     return;
   }
+  if (message.type !== 'run') return;
   try {
     if (!runner) throw new Error('the Python worker was not started');
     const ready = await runner;
@@ -146,4 +167,17 @@ self.onmessage = async (event: MessageEvent<ToWorker>) => {
     const e = error as Error;
     post({ type: 'crashed', id: message.id, message: `${e.name}: ${e.message.split('\n')[0]}` });
   }
+}
+
+/** The one message on the worker's own port: the private port and where Python is. */
+self.onmessage = (event: MessageEvent<ToWorker>) => {
+  const message = event.data;
+  if (message.type !== 'init' || port) return;
+  port = message.port;
+  port.onmessage = onRequest;
+  runner = start(message.indexURL, message.interrupt);
+  runner.then(
+    (ready) => setTimeout(() => (ready.run(WARM_UP), ready.clean()), 0),
+    (error: Error) => post({ type: 'init-failed', message: error.message }),
+  );
 };
