@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { expect, type Locator, type Page } from '@playwright/test';
 
 export const HOOKS = 'lessons/s04-hooks/';
+/** A page's address in a locale: Chinese (the site's default) at the root, English under en/. */
+export const at = (path: string, lang = 'en') => (lang === 'zh' ? path : `en/${path}`);
 
 export function widget(page: Page, id: string): Locator {
   return page.locator(`section[data-widget="s04-hooks/${id}"]`);
@@ -10,7 +12,7 @@ export function widget(page: Page, id: string): Locator {
 
 /** Open a lesson page and wait until Python is ready in its worker. */
 export async function openLesson(page: Page, path = HOOKS, lang = 'en') {
-  await page.goto(`${path}?lang=${lang}`);
+  await page.goto(at(path, lang));
   await expect(page.locator('.sl-status').first()).toHaveAttribute('data-engine', 'ready', { timeout: 60_000 });
 }
 

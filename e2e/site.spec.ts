@@ -1,7 +1,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test } from '@playwright/test';
 import { readFileSync } from 'node:fs';
-import { action, gutterNumber, HOOKS, lineOf, openLesson, widget } from './helpers';
+import { action, at, gutterNumber, HOOKS, lineOf, openLesson, widget } from './helpers';
 
 const CALLBACK = lineOf('core/runtime.py', 'answer = callback(view)');
 
@@ -9,6 +9,10 @@ test('pages are prerendered: prose and code are readable without JavaScript', as
   const context = await browser.newContext({ javaScriptEnabled: false });
   const page = await context.newPage();
   await page.goto(HOOKS);
+  await expect(page.locator('html')).toHaveAttribute('lang', 'zh-CN');
+  await expect(page.locator('h1')).toContainText('第 4 课：钩子');
+  await page.goto(at(HOOKS));
+  await expect(page.locator('html')).toHaveAttribute('lang', 'en');
   await expect(page.locator('h1')).toContainText('Lesson 4: Hooks');
   await expect(page.locator('.sl-prose').first()).toContainText('Hooks');
   await expect(page.locator('section[data-widget="s04-hooks/run_hooks"] .sl-static-code')).toContainText('answer = callback(view)');
@@ -18,18 +22,47 @@ test('pages are prerendered: prose and code are readable without JavaScript', as
   await context.close();
 });
 
-test('the index links to every lesson and the language switch is remembered', async ({ page }) => {
-  await page.goto('./?lang=zh');
+test('the index links to every lesson; the language switch goes to the other locale\'s page', async ({ page }) => {
+  await page.goto('./');
   await expect(page.locator('h1')).toHaveText('课程');
   await page.getByRole('link', { name: /钩子/ }).click();
-  await expect(page).toHaveURL(/lessons\/s04-hooks\/\?lang=zh/);
+  await expect(page).toHaveURL(/\/lessons\/s04-hooks\/$/);
   await expect(page.locator('h1')).toContainText('钩子');
-  await page.getByRole('button', { name: 'English' }).click();
-  await expect(page.locator('h1')).toContainText('Hooks');
-  await page.goto(HOOKS); // no ?lang: the choice was remembered
+  await page.getByRole('link', { name: 'English' }).click();
+  await expect(page).toHaveURL(/\/en\/lessons\/s04-hooks\/$/);
   await expect(page.locator('h1')).toContainText('Hooks');
   await expect(page.locator('html')).toHaveAttribute('lang', 'en');
+  await page.getByRole('link', { name: '中文' }).click();
+  await expect(page.locator('html')).toHaveAttribute('lang', 'zh-CN');
 });
+
+for (const browserLang of ['zh-CN', 'en-US']) {
+  for (const [url, lang, heading] of [
+    ['lessons/s04-hooks/', 'zh-CN', '钩子'],
+    ['en/lessons/s04-hooks/', 'en', 'Hooks'],
+    ['lessons/s04-hooks/?lang=en', 'en', 'Hooks'],
+    ['en/lessons/s04-hooks/?lang=zh', 'zh-CN', '钩子'],
+    ['./', 'zh-CN', '课程'],
+    ['en/', 'en', 'Lessons'],
+  ] as const) {
+    test(`${url} with a ${browserLang} browser: ${lang}, prerendered, hydrated without an error`, async ({ browser }) => {
+      const context = await browser.newContext({ locale: browserLang });
+      const page = await context.newPage();
+      const errors: string[] = [];
+      page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+      page.on('pageerror', (e) => errors.push(e.message));
+      await page.goto(url);
+      await expect(page.locator('html')).toHaveAttribute('lang', lang);
+      await expect(page.locator('h1')).toContainText(heading);
+      await expect(page.locator('#root')).toHaveAttribute('data-prerendered', lang === 'en' ? 'en' : 'zh');
+      expect(await page.locator('link[rel="alternate"][hreflang]').count()).toBe(3);
+      await page.waitForTimeout(500); // hydration has happened by now; any mismatch would have been logged
+      expect(errors.filter((e) => /hydrat|#418|#423|#425/i.test(e))).toEqual([]);
+      expect(page.url()).not.toContain('lang=');
+      await context.close();
+    });
+  }
+}
 
 test('a deep link records widget, scenario, breakpoints and step, and restores that paused state', async ({ page, context }) => {
   await openLesson(page);
@@ -92,7 +125,7 @@ test('privacy: every request stays on the origin and no lesson code is sent anyw
 
 test('accessibility: axe finds no violations on the lesson pages and the index', async ({ page }) => {
   for (const path of [HOOKS, 'lessons/s03-permissions/', './']) {
-    await page.goto(`${path}?lang=en`);
+    await page.goto(at(path));
     await expect(page.locator('.sl-page')).toBeVisible();
     const results = await new AxeBuilder({ page }).analyze();
     expect(results.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);

@@ -1,5 +1,5 @@
 import { expect, test, type Locator, type Page } from '@playwright/test';
-import { action, gutterNumber, lineOf, openLesson, widget } from './helpers';
+import { action, gutterNumber, HOOKS, lineOf, openLesson, widget } from './helpers';
 
 const CALLBACK = lineOf('core/runtime.py', 'answer = callback(view)');
 const FIRST = lineOf('core/runtime.py', 'def run_hooks(hooks, event, payload):');
@@ -170,11 +170,61 @@ test('keyboard only: F9 in the code, F5 debugs, F8 continues, F10 and Shift+F10 
   expect(focusOutline).not.toBe('none');
 });
 
-test('the UI speaks Chinese with ?lang=zh', async ({ page }) => {
-  await openLesson(page, undefined, 'zh');
+test('the Chinese page: the article\'s widget frame, labels and punctuation', async ({ page }) => {
+  await page.goto(HOOKS);
   const w = widget(page, 'run_hooks');
+  // the frame as the article shows it, before Python is ready and after
+  await expect(w.locator('.sl-title')).toHaveText('s04/core/runtime.py · run_hooks');
+  await expect(w.locator('[role="status"]')).toHaveText('未运行');
+  await expect(w.locator('.sl-hint')).toContainText('点击行号设置断点，然后按“调试”');
+  await expect(w.locator('.sl-hint')).toContainText('只在你的浏览器里运行，不会发送到博客的服务器');
+  await expect(w.locator('.sl-caption')).toContainText('真实运行的回放');
+  await expect(w.locator('.sl-caption')).toContainText('宿主、文件和进程');
+  await expect(page.locator('.sl-status').first()).toHaveAttribute('data-engine', 'ready', { timeout: 60_000 });
+  await expect(w.locator('[role="status"]')).toHaveText('未运行');
   await expect(w.getByRole('button', { name: '调试' })).toBeVisible();
   await expect(w.getByRole('button', { name: '单步跳过' })).toBeVisible();
-  await expect(w.locator('[role="status"]')).toContainText('就绪');
   await expect(page.locator('h1')).toContainText('钩子');
+  for (const label of ['首个阻止', '前置异常', '后置异常']) await expect(w.getByRole('radio', { name: label })).toBeVisible();
+  const hooked = widget(page, 'execute_hooked');
+  for (const label of ['维护阻止', '权限拒绝', '审计故障', '修改观察副本']) await expect(hooked.getByRole('radio', { name: label })).toBeVisible();
+  await expect(widget(page, 'audit_event').getByRole('radio', { name: '登记未执行' })).toBeVisible();
+  await w.locator('[data-panel="harness"] summary').click();
+  await expect(w.locator('[data-panel="harness"]')).toContainText('教学设置以自己的文件名 harness/run_hooks.py 运行');
+  await expect(w.locator('[data-panel="harness"]')).toContainText('断点只作用于上方的代码');
+  // Chinese punctuation in the status line
+  await action(w, 'step-into').click();
+  await expect(w).toHaveAttribute('data-status', 'paused');
+  const status = (await w.locator('[role="status"]').textContent())!;
+  expect(status).toContain('，');
+  expect(status).not.toMatch(/[\u4e00-\u9fff], /);
+  await expect(w.locator('[role="status"]')).not.toContainText(', ');
+});
+
+test('the article\'s facts hold in the widgets (zh)', async ({ page }) => {
+  await openLesson(page, HOOKS, 'zh');
+  // 审计故障: paused at `after = run_hooks(...)`, the result already contains 42; run_main / run_1
+  const hooked = widget(page, 'execute_hooked');
+  await hooked.getByRole('radio', { name: '审计故障' }).check();
+  await gutterNumber(hooked, lineOf('core/runtime.py', 'after = run_hooks(hooks, "after", {"call": call, "result": result})')).click();
+  await action(hooked, 'debug').click();
+  await expect(hooked).toHaveAttribute('data-status', 'paused');
+  await expect(hooked.locator('[data-var="result"]')).toContainText('42');
+  await expect(hooked.locator('[data-var="call"]')).toContainText("'run_1'");
+  await expect(hooked.locator('[data-var="call"]')).toContainText("'run_main'");
+  // 修改观察副本: the copies were edited, the real snapshot and the result were not
+  await hooked.getByRole('radio', { name: '修改观察副本' }).check();
+  await action(hooked, 'run').click();
+  await expect(hooked).toHaveAttribute('data-status', 'finished');
+  const outcome = hooked.locator('[data-outcome]');
+  await expect(outcome).toContainText('exit code 0\\n42');
+  await expect(outcome).toContainText("'run_1'");
+  await expect(outcome).not.toContainText('forged_1');
+  await expect(outcome).not.toContainText('edited by an observer');
+  // 登记未执行: the after entry carries the not-executed feedback
+  const audit = widget(page, 'audit_event');
+  await audit.getByRole('radio', { name: '登记未执行' }).check();
+  await action(audit, 'run').click();
+  await expect(audit).toHaveAttribute('data-status', 'finished');
+  await expect(audit.locator('[data-outcome]')).toContainText('not executed: maintenance window');
 });

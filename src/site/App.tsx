@@ -1,15 +1,15 @@
-import { useCallback, useEffect, useState } from 'react';
-import type { Lesson, Locale } from '../lessons/types';
+import { useCallback, useEffect, useState, type MouseEvent } from 'react';
+import { LOCALES, type Lesson, type Locale } from '../lessons/types';
 import { messages } from '../widget/i18n';
 import type { EngineLike, WidgetState } from '../widget/store';
 import { Widget } from '../widget/Widget';
 import { formatLink, type Link } from './deeplink';
+import { htmlLang, pathFor, splitPath } from './locale';
 
 export type Route = { page: 'index' } | { page: 'lesson'; lesson: Lesson } | { page: 'missing'; path: string };
 
 export function route(pathname: string, base: string, lessons: Lesson[]): Route {
-  const rest = pathname.startsWith(base) ? pathname.slice(base.length) : pathname.replace(/^\//, '');
-  const clean = rest.replace(/index\.html$/, '').replace(/\/+$/, '');
+  const clean = splitPath(pathname, base).path.replace(/index\.html$/, '').replace(/\/+$/, '');
   if (clean === '') return { page: 'index' };
   const m = /^lessons\/([A-Za-z0-9_-]+)$/.exec(clean);
   const lesson = m && lessons.find((l) => l.id === m[1]);
@@ -22,28 +22,39 @@ interface Props {
   base: string;
   locale: Locale;
   engine: EngineLike;
-  onLocale: (locale: Locale) => void;
   /** The deep link the page was opened with, if any. */
   link?: Link | null;
   /** Told the deep link of the widget the reader last changed. */
   onLink?: (hash: string) => void;
 }
 
-export function App({ route, lessons, base, locale, engine, onLocale, link = null, onLink }: Props) {
+export function App({ route, lessons, base, locale, engine, link = null, onLink }: Props) {
   const m = messages(locale);
-  const href = (path: string) => `${base}${path}?lang=${locale}`;
+  const href = (path: string) => pathFor(locale, path, base);
+  const here = route.page === 'lesson' ? `lessons/${route.lesson.id}/` : '';
+  // the other language's page; the reader's place (the deep link in the hash) goes along
+  const switchTo = (event: MouseEvent<HTMLAnchorElement>) => {
+    event.preventDefault();
+    location.assign(`${event.currentTarget.getAttribute('href')}${location.hash}`);
+  };
   return (
-    <div className="sl-page" lang={locale === 'zh' ? 'zh-CN' : 'en'}>
+    <div className="sl-page" lang={htmlLang(locale)}>
       <header className="sl-site-head">
         <a className="sl-brand" href={href('')}>
           Steplight
         </a>
         <nav aria-label={m.language}>
-          {(['zh', 'en'] as const).map((l) => (
-            <button key={l} type="button" className="sl-lang" aria-pressed={l === locale} onClick={() => onLocale(l)} lang={l}>
-              {l === 'zh' ? '中文' : 'English'}
-            </button>
-          ))}
+          {LOCALES.map((l) =>
+            l === locale ? (
+              <span key={l} className="sl-lang" aria-current="page" lang={htmlLang(l)}>
+                {l === 'zh' ? '中文' : 'English'}
+              </span>
+            ) : (
+              <a key={l} className="sl-lang" href={pathFor(l, here, base)} hrefLang={htmlLang(l)} lang={htmlLang(l)} onClick={switchTo}>
+                {l === 'zh' ? '中文' : 'English'}
+              </a>
+            ),
+          )}
         </nav>
       </header>
       <main>

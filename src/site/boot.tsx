@@ -1,41 +1,33 @@
-import { StrictMode, useState } from 'react';
+import { StrictMode } from 'react';
 import { createRoot, hydrateRoot } from 'react-dom/client';
 import { lessons } from '../lessons/bundled';
 import { pageEngine } from '../runtime/client';
 import { App, route } from './App';
 import { parseLink } from './deeplink';
-import { currentLocale, rememberLocale } from './locale';
+import { htmlLang, langRedirect, splitPath } from './locale';
 import './styles.css';
 
-const engine = pageEngine(); // already started by main.ts
 const base = import.meta.env.BASE_URL;
-const link = parseLink(location.hash);
-const onLink = (hash: string) => history.replaceState(null, '', `${location.pathname}${location.search}${hash}`);
-
-function Root({ initialLocale }: { initialLocale: typeof locale }) {
-  const [locale, setLocale] = useState(initialLocale);
-  const onLocale = (next: typeof locale) => {
-    rememberLocale(next);
-    const url = new URL(location.href);
-    url.searchParams.set('lang', next);
-    history.replaceState(null, '', url);
-    document.documentElement.lang = next === 'zh' ? 'zh-CN' : 'en';
-    setLocale(next);
-  };
-  document.documentElement.lang = locale === 'zh' ? 'zh-CN' : 'en';
-  return <App route={route(location.pathname, base, lessons)} lessons={lessons} base={base} locale={locale} engine={engine} onLocale={onLocale} link={link} onLink={onLink} />;
-}
-
-const locale = currentLocale();
-const container = document.getElementById('root')!;
-const app = (
-  <StrictMode>
-    <Root initialLocale={locale} />
-  </StrictMode>
-);
-// Hydrate the prerendered HTML when the client would render the same; otherwise render afresh.
-if (container.dataset.prerendered === locale && !link) hydrateRoot(container, app);
+const redirect = langRedirect(location, base);
+const target = redirect && redirect !== `${location.pathname}${location.hash}` ? redirect : null;
+if (target && splitPath(new URL(target, location.href).pathname, base).locale !== splitPath(location.pathname, base).locale) location.replace(target);
 else {
-  container.textContent = '';
-  createRoot(container).render(app);
+  if (redirect) history.replaceState(null, '', redirect); // a ?lang= that the path already says
+  const engine = pageEngine(); // already started by main.ts
+  const link = parseLink(location.hash);
+  const onLink = (hash: string) => history.replaceState(null, '', `${location.pathname}${location.search}${hash}`);
+  const { locale } = splitPath(location.pathname, base);
+  document.documentElement.lang = htmlLang(locale);
+  const container = document.getElementById('root')!;
+  const app = (
+    <StrictMode>
+      <App route={route(location.pathname, base, lessons)} lessons={lessons} base={base} locale={locale} engine={engine} link={link} onLink={onLink} />
+    </StrictMode>
+  );
+  // Hydrate the prerendered HTML when the client would render the same; otherwise render afresh.
+  if (container.dataset.prerendered === locale && !link) hydrateRoot(container, app);
+  else {
+    container.textContent = '';
+    createRoot(container).render(app);
+  }
 }

@@ -1,30 +1,34 @@
+/**
+ * Which language a page is in: its path says so. The site's default locale lives at the root
+ * (`/lessons/s04-hooks/`), every other one under its own prefix (`/en/lessons/s04-hooks/`); each is
+ * prerendered, so the server's HTML and the client always agree.
+ */
 import { LOCALES, type Locale } from '../lessons/types';
 
-const KEY = 'steplight.lang';
+/** The site's default locale: this blog is Chinese first. */
+export const DEFAULT_LOCALE: Locale = 'zh';
 
-/** ?lang= wins and is remembered; then what was remembered; then the browser's language. */
-export function pickLocale(search: string, stored: string | null, languages: readonly string[]): Locale {
-  const asked = new URLSearchParams(search).get('lang');
-  for (const candidate of [asked, stored]) if (LOCALES.includes(candidate as Locale)) return candidate as Locale;
-  return languages.some((l) => l.toLowerCase().startsWith('zh')) ? 'zh' : 'en';
+export const htmlLang = (locale: Locale) => (locale === 'zh' ? 'zh-CN' : 'en');
+const prefix = (locale: Locale) => (locale === DEFAULT_LOCALE ? '' : `${locale}/`);
+
+/** The path inside the site (after `base`), without its locale prefix, and the locale. */
+export function splitPath(pathname: string, base: string): { locale: Locale; path: string } {
+  const rest = pathname.startsWith(base) ? pathname.slice(base.length) : pathname.replace(/^\//, '');
+  const locale = LOCALES.find((l) => l !== DEFAULT_LOCALE && (rest === l || rest.startsWith(`${l}/`)));
+  return locale ? { locale, path: rest.slice(locale.length + 1) } : { locale: DEFAULT_LOCALE, path: rest };
 }
 
-export function currentLocale(): Locale {
-  let stored: string | null = null;
-  try {
-    stored = localStorage.getItem(KEY);
-  } catch {
-    /* storage may be blocked */
-  }
-  const locale = pickLocale(location.search, stored, navigator.languages ?? [navigator.language]);
-  rememberLocale(locale);
-  return locale;
-}
+/** The address of `path` (inside the site) in `locale`. */
+export const pathFor = (locale: Locale, path: string, base: string) => `${base}${prefix(locale)}${path}`;
 
-export function rememberLocale(locale: Locale) {
-  try {
-    localStorage.setItem(KEY, locale);
-  } catch {
-    /* storage may be blocked */
-  }
+/** `?lang=` from older links: the address to go to instead, or null when the path already says it. */
+export function langRedirect(location: { pathname: string; search: string; hash: string }, base: string): string | null {
+  const params = new URLSearchParams(location.search);
+  const asked = params.get('lang') as Locale | null;
+  if (!asked) return null;
+  params.delete('lang');
+  const { locale, path } = splitPath(location.pathname, base);
+  const query = params.toString() ? `?${params}` : '';
+  if (!LOCALES.includes(asked) || asked === locale) return `${location.pathname}${query}${location.hash}`;
+  return `${pathFor(asked, path, base)}${query}${location.hash}`;
 }

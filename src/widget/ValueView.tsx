@@ -75,7 +75,7 @@ export function ValueView({ value, locale, name }: Props) {
         {label && ' = '}
         <span className="sl-kind">{kind}</span> <span className="sl-id">{ident(id)}</span>{' '}
         <span className="sl-preview">{preview(value)}</span>
-        {tree.sized && <span className="sl-note"> ({t(locale, 'items', { n: count })})</span>}
+        {tree.sized && <span className="sl-note"> ({t(locale, count === 1 ? 'item' : 'items', { n: count })})</span>}
       </summary>
       <ul>
         {children.map(([key, child], i) => (

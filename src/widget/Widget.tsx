@@ -107,7 +107,10 @@ function WidgetView({ widget, locale, store }: WidgetProps & { store: WidgetStor
     >
       <header className="sl-head">
         <h3 className="sl-title">
-          <code>{widget.symbol}</code> <span className="sl-file">{widget.file}</span>
+          <span className="sl-file">
+            {widget.lesson.split('-')[0]}/{widget.file}
+          </span>{' '}
+          · <code>{widget.symbol}</code>
         </h3>
         <fieldset className="sl-scenarios">
           <legend>{m.scenarios}</legend>
@@ -129,6 +132,9 @@ function WidgetView({ widget, locale, store }: WidgetProps & { store: WidgetStor
       </div>
 
       <StatusLine s={s} locale={locale} symbol={widget.symbol} />
+      <p className="sl-hint">
+        {m.hint} <span className="sl-readonly">{m.readOnly}</span>
+      </p>
 
       <div className="sl-main">
         <div className="sl-code-col">
@@ -169,6 +175,8 @@ function WidgetView({ widget, locale, store }: WidgetProps & { store: WidgetStor
           <OutputPanel s={s} locale={locale} />
         </div>
       </div>
+
+      <p className="sl-caption">{m.replayCaption}</p>
 
       <div className="sl-panel" data-panel="diagram">
         <h4>{m.diagram}</h4>
@@ -232,23 +240,27 @@ function StatusLine({ s, locale, symbol }: { s: WidgetState; locale: Locale; sym
   if (load && (s.status === 'error' || s.status === 'idle')) text = t(locale, 'status.loadFailed', { tries: load.tries, url: load.url });
   else if (s.status === 'error') text = t(locale, 'status.error', { message: s.error ?? '' });
   else if (s.status === 'running') text = t(locale, 'status.running', { symbol });
-  else if (s.status === 'loading' || (s.status === 'idle' && s.engine.state === 'loading'))
-    text = s.engine.state === 'loading' ? `${t(locale, `status.loading.${s.engine.phase}`)}${s.status === 'idle' ? ` ${t(locale, 'status.idleLoading')}` : ''}` : t(locale, 'status.running', { symbol });
+  else if (s.status === 'loading') text = s.engine.state === 'loading' ? messages(locale).queued : t(locale, 'status.running', { symbol });
   else if (s.status === 'idle') text = s.engine.state === 'error' ? t(locale, 'status.error', { message: s.engine.message }) : t(locale, 'status.idle');
   else if (s.status === 'paused' && ix) {
     const step = ix.trace.steps[s.pos.cursor]!;
-    const why = s.pos.reason === 'breakpoint' ? t(locale, 'status.paused.breakpoint') : `, ${messages(locale).event[step.event]}`;
+    const why = s.pos.reason === 'breakpoint' ? t(locale, 'status.paused.breakpoint') : `${messages(locale).sep}${messages(locale).event[step.event]}`;
     text = t(locale, 'status.paused', { line: step.line, step: s.pos.cursor + 1, steps: ix.size, why });
   } else {
     const error = ix?.trace.error;
     text = error ? t(locale, 'status.finishedError', { error: error.type, steps: ix?.size ?? 0 }) : t(locale, 'status.finished', { steps: ix?.size ?? 0 });
   }
   const truncated = ix?.trace.truncated && (s.status === 'paused' || s.status === 'finished') ? t(locale, `status.truncated.${ix.trace.truncated}`) : '';
+  // Python's loading progress is shown apart from the run's status
+  const loading = s.engine.state === 'loading' ? t(locale, `status.loading.${s.engine.phase}`) : '';
   return (
-    <p className="sl-status" role="status" aria-live="polite" data-engine={s.engine.state} data-engine-start={s.engine.state === 'ready' ? s.engine.from : undefined} data-engine-ms={s.engine.state === 'ready' ? s.engine.loadMs : undefined}>
-      {text}
-      {truncated && <span className="sl-warning"> {truncated}</span>}
-    </p>
+    <>
+      <p className="sl-status" role="status" aria-live="polite" data-engine={s.engine.state} data-engine-start={s.engine.state === 'ready' ? s.engine.from : undefined} data-engine-ms={s.engine.state === 'ready' ? s.engine.loadMs : undefined}>
+        {text}
+        {truncated && <span className="sl-warning"> {truncated}</span>}
+      </p>
+      {loading && <p className="sl-engine">{loading}</p>}
+    </>
   );
 }
 
@@ -261,7 +273,7 @@ function OutputPanel({ s, locale }: { s: WidgetState; locale: Locale }) {
   return (
     <div className="sl-panel" data-panel="output">
       <h4>{m.output}</h4>
-      <pre className="sl-stdout">{out || m.noOutput}</pre>
+      <pre className="sl-stdout">{out || (finished ? m.noOutputFinished : m.noOutput)}</pre>
       {finished && trace?.outcome && (
         <div className="sl-outcome" data-outcome="">
           <strong>{m.outcome}</strong> <ValueView value={trace.outcome} locale={locale} name="outcome" />

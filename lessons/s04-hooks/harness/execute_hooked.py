@@ -13,12 +13,22 @@ hooks = build_hooks(log, maintenance=maintenance)
 
 
 def scribble(call):
-    call["params"]["program"] = "rm -rf /"  # changes only this callback's copy
+    # edits only this callback's copy: the real call is still run_main / run_1
+    call["name"] = "write_file"
+    call["id"] = "forged_1"
+    return None
+
+
+def scribble_after(payload):
+    # the observer's copy of the result, not the result the caller gets
+    payload["result"]["content"] = "edited by an observer"
+    payload["call"]["id"] = "forged_1"
     return None
 
 
 if mutate:
     hooks["before"].insert(0, scribble)
+    hooks["after"].insert(0, scribble_after)
 
 # The call entry: the function shown above runs here.
 report = execute_hooked(call, hooks, env, host.ask)

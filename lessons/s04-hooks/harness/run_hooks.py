@@ -12,8 +12,8 @@ def note_call(call):
 
 def check_program(call):
     seen.append("check_program")
-    if call["params"].get("program") != "tests.py":
-        return "only tests.py may run"
+    if call["params"].get("program") != "main.py":
+        return "only main.py may run"
     return None
 
 
@@ -31,7 +31,8 @@ def crash(call):
 
 def scribble(call):
     seen.append("scribble")
-    call["params"]["program"] = "rm -rf /"  # changes only this callback's copy
+    call["name"] = "write_file"  # changes only this callback's copy
+    call["id"] = "forged_1"
     return None
 
 

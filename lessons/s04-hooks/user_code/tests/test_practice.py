@@ -54,12 +54,25 @@ class PracticeTest(unittest.TestCase):
         self.assertIn("OSError", report["warnings"][0])
         self.assertEqual([e["event"] for e in self.audit()], ["before"])
 
-    def test_block_run_never_runs_the_program(self):
+    def test_block_run_is_the_hosts_policy_and_an_allow_does_not_lift_it(self):
         code, report = self.practice("--decision", "allow", "--block-run")
         self.assertEqual(code, 1)
         self.assertEqual(self.runs(), 0)
-        self.assertEqual(report["result"]["id"], "practice_1")
-        self.assertIn("not executed: run_main is blocked by --block-run", report["result"]["content"])
+        self.assertEqual(report["result"]["id"], "run_1")
+        self.assertEqual(report["result"]["content"], "permission denied for run_main")
+        self.assertEqual([(e["event"], e["id"], e["tool"]) for e in self.audit()], [("before", "run_1", "run_main"), ("after", "run_1", "run_main")])
+
+    def test_the_article_command_runs_the_lessons_main_and_prints_42(self):
+        done = subprocess.run([sys.executable, PRACTICE, "--decision", "allow"], capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        report = json.loads(done.stdout)
+        self.assertEqual(report["result"], {"type": "tool_result", "id": "run_1", "is_error": False, "content": "exit code 0\n42"})
+
+    def test_verify_practice_checks_the_three_offline_paths(self):
+        verify = os.path.join(os.path.dirname(PRACTICE), "verify_practice.py")
+        done = subprocess.run([sys.executable, verify], capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120)
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        self.assertIn("3 of 3 paths as expected", done.stdout)
 
     def test_maintenance_never_runs_the_program(self):
         code, report = self.practice("--decision", "allow", "--maintenance")
