@@ -100,6 +100,7 @@ export function codeView(options: { firstLine: number; label: string; toggle: (f
     python(),
     syntaxHighlighting(highlight),
     EditorView.lineWrapping,
+    hangingIndent,
     EditorView.theme({
       '&': { fontSize: '14px' },
       '.cm-content': { fontFamily: 'var(--sl-mono)' },
@@ -107,6 +108,20 @@ export function codeView(options: { firstLine: number; label: string; toggle: (f
     }),
   ];
 }
+
+/**
+ * A hanging indent: a wrapped line continues under its own first character, plus one level, so
+ * Python's visible indentation survives narrow screens (docstrings, long f-strings, phones).
+ */
+const hangingIndent = EditorView.decorations.compute(['doc'], (state): DecorationSet => {
+  const ranges = [];
+  for (let n = 1; n <= state.doc.lines; n++) {
+    const line = state.doc.line(n);
+    const indent = /^[ \t]*/.exec(line.text)![0].replace(/\t/g, '    ').length;
+    ranges.push(Decoration.line({ attributes: { style: `padding-left: calc(${indent + 4}ch + 6px); text-indent: -${indent + 4}ch` } }).range(line.from));
+  }
+  return Decoration.set(ranges);
+});
 
 /** Scroll so that a file line is visible, if it is in the view. */
 export function scrollToLine(view: EditorView, fileLine: number, firstLine: number) {
