@@ -228,3 +228,27 @@ test('the article\'s facts hold in the widgets (zh)', async ({ page }) => {
   await expect(audit).toHaveAttribute('data-status', 'finished');
   await expect(audit.locator('[data-outcome]')).toContainText('not executed: maintenance window');
 });
+
+test('reading the run: changes since the last pause, a breakpoint never reached, nothing current once finished', async ({ page }) => {
+  await openLesson(page, HOOKS, 'zh');
+  const w = widget(page, 'run_hooks');
+  await gutterNumber(w, CALLBACK).click();
+  await action(w, 'debug').click();
+  await expect(w).toHaveAttribute('data-status', 'paused');
+  await action(w, 'continue').click();
+  await expect(w).toHaveAttribute('data-line', String(CALLBACK));
+  // between the two pauses the loop took the next callback and a fresh copy: both are marked
+  await expect(w.locator('[data-var="callback"]')).toHaveAttribute('data-changed', 'true');
+  await expect(w.locator('[data-var="view"]')).toHaveAttribute('data-changed', 'true');
+  await action(w, 'continue').click();
+  await expect(w).toHaveAttribute('data-status', 'finished');
+  await expect(w.locator('[data-panel="diagram"] [aria-current="step"]')).toHaveCount(0);
+  await expect(w.locator('.sl-stdout')).not.toHaveText('（还没有输出）');
+  const hooked = widget(page, 'execute_hooked');
+  const guarded = lineOf('core/runtime.py', 'result = execute_guarded(call, env, ask)');
+  await hooked.getByRole('radio', { name: '维护阻止' }).check();
+  await gutterNumber(hooked, guarded).click();
+  await action(hooked, 'debug').click();
+  await expect(hooked).toHaveAttribute('data-status', 'finished');
+  await expect(hooked.locator('[role="status"]')).toContainText(`第 ${guarded} 行在这个场景里没有被执行到`);
+});

@@ -63,6 +63,12 @@ describe('replay', () => {
     expect(R.variablesAt(ix, 1)).toEqual([]);
     expect(R.variablesAt(ix, 4)).toEqual([{ name: 'i', value: int(1), changed: true }]);
     expect(R.variablesAt(ix, 5)).toEqual([{ name: 'i', value: int(1), changed: false }]);
+    // after a Continue from step 3 to step 5, `i` changed in between (at step 4): it is marked
+    expect(R.variablesAt(ix, 5, 3)).toEqual([{ name: 'i', value: int(1), changed: true }]);
+    expect(R.variablesAt(ix, 5, 4)).toEqual([{ name: 'i', value: int(1), changed: false }]);
+    // moving backwards marks only what changed at the step itself
+    expect(R.variablesAt(ix, 4, 7)).toEqual([{ name: 'i', value: int(1), changed: true }]);
+    expect(R.variablesAt(ix, 5, 7)).toEqual([{ name: 'i', value: int(1), changed: false }]);
     expect(R.stdoutAt(ix, R.goto(ix, 3))).toBe('ab');
     expect(R.stdoutAt(ix, R.run(ix))).toBe('abcdef');
     expect(R.previousLine(ix, 3)).toBe(3);

@@ -173,16 +173,22 @@ export interface Variable {
 }
 
 /** The locals of the frame at `cursor`, as they are at that step. */
-export function variablesAt(ix: ReplayIndex, cursor: number): Variable[] {
+/**
+ * The variables of the current frame at `cursor`; `changed` marks those assigned after step `since`
+ * (the previous stop: after a Continue, everything that changed since the last pause), or, moving
+ * backwards, at this very step. A frame's arguments are not "changed" at its first step.
+ */
+export function variablesAt(ix: ReplayIndex, cursor: number, since = cursor - 1): Variable[] {
   if (cursor < 0 || cursor >= ix.size) return [];
   const frame = ix.frames[ix.frameOf[cursor]!]!;
+  const after = since < cursor ? since : cursor - 1;
   const out: Variable[] = [];
   for (const [name, history] of frame.vars) {
     const k = upperBound(history.at, cursor) - 1;
     if (k < 0) continue;
     const value = history.values[k];
     if (value === undefined) continue;
-    out.push({ name, value, changed: history.at[k] === cursor && cursor !== frame.steps[0] });
+    out.push({ name, value, changed: history.at[k]! > after && history.at[k] !== frame.steps[0] });
   }
   return out;
 }

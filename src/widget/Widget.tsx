@@ -72,8 +72,9 @@ function WidgetView({ widget, locale, store }: WidgetProps & { store: WidgetStor
   const active = s.status === 'paused' || s.status === 'finished';
   const line = active && step ? step.line : undefined;
   const previous = active && ix && s.status === 'paused' ? R.previousLine(ix, cursor) : undefined;
-  const variables = useMemo(() => (ix && active ? R.variablesAt(ix, cursor) : []), [ix, cursor, active]);
-  const diagramLine = ix && active ? R.latestLine(ix, widget.diagram.map((d) => d.line), cursor) : -1;
+  const variables = useMemo(() => (ix && active ? R.variablesAt(ix, cursor, s.since) : []), [ix, cursor, active, s.since]);
+  // nothing is current once the run has finished
+  const diagramLine = ix && s.status === 'paused' ? R.latestLine(ix, widget.diagram.map((d) => d.line), cursor) : -1;
   const actions = store.getState();
   const steps = ix?.size ?? 0;
 
@@ -251,6 +252,8 @@ function StatusLine({ s, locale, symbol }: { s: WidgetState; locale: Locale; sym
     text = error ? t(locale, 'status.finishedError', { error: error.type, steps: ix?.size ?? 0 }) : t(locale, 'status.finished', { steps: ix?.size ?? 0 });
   }
   const truncated = ix?.trace.truncated && (s.status === 'paused' || s.status === 'finished') ? t(locale, `status.truncated.${ix.trace.truncated}`) : '';
+  // a breakpoint the run never reached: say so, instead of just ending
+  const unreached = ix && s.status === 'finished' ? s.breakpoints.filter((line) => !ix.lineHits.get(line)?.length) : [];
   // Python's loading progress is shown apart from the run's status
   const loading = s.engine.state === 'loading' ? t(locale, `status.loading.${s.engine.phase}`) : '';
   return (
@@ -258,6 +261,7 @@ function StatusLine({ s, locale, symbol }: { s: WidgetState; locale: Locale; sym
       <p className="sl-status" role="status" aria-live="polite" data-engine={s.engine.state} data-engine-start={s.engine.state === 'ready' ? s.engine.from : undefined} data-engine-ms={s.engine.state === 'ready' ? s.engine.loadMs : undefined}>
         {text}
         {truncated && <span className="sl-warning"> {truncated}</span>}
+        {unreached.length > 0 && <span className="sl-unreached"> {t(locale, 'status.unreached', { lines: unreached.join(messages(locale).sep) })}</span>}
       </p>
       {loading && <p className="sl-engine">{loading}</p>}
     </>

@@ -33,6 +33,8 @@ export interface WidgetState {
   engine: EngineStatus;
   index: R.ReplayIndex | null;
   pos: R.Position;
+  /** The cursor of the previous stop (-1 before the first): "changed" means changed since then. */
+  since: number;
   error: string | null;
   /** Bumped by every start, reset and scenario switch; late results of older runs are dropped. */
   generation: number;
@@ -79,7 +81,7 @@ export function createWidgetStore(widget: Widget, files: Record<string, string>,
         return;
       }
       const next = f(index, pos, breakpoints);
-      if (next !== pos) set({ pos: next, status: statusFor(next) });
+      if (next !== pos) set({ pos: next, since: pos.cursor, status: statusFor(next) });
     };
     return {
       scenario,
@@ -89,6 +91,7 @@ export function createWidgetStore(widget: Widget, files: Record<string, string>,
       engine: staticEngine.status,
       index: null,
       pos: R.IDLE,
+      since: -1,
       error: null,
       generation: 0,
 
@@ -109,7 +112,7 @@ export function createWidgetStore(widget: Widget, files: Record<string, string>,
           return;
         }
         const pos = mode === 'run' ? R.run(index) : mode === 'step' ? R.goto(index, 0) : R.debug(index, get().breakpoints);
-        set({ index, pos, status: statusFor(pos) });
+        set({ index, pos, since: -1, status: statusFor(pos) });
       },
       resume: () => move((ix, pos, bps) => R.resume(ix, pos, bps), 'debug'),
       reverseResume: () => move((ix, pos, bps) => R.reverseResume(ix, pos, bps)),
