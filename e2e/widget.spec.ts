@@ -252,3 +252,45 @@ test('reading the run: changes since the last pause, a breakpoint never reached,
   await expect(hooked).toHaveAttribute('data-status', 'finished');
   await expect(hooked.locator('[role="status"]')).toContainText(`第 ${guarded} 行在这个场景里没有被执行到`);
 });
+
+test('on a 360 px phone: controls stay reachable, Debug does not move the page, the current line is on screen', async ({ browser }) => {
+  const context = await browser.newContext({ viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true });
+  const page = await context.newPage();
+  await openLesson(page, HOOKS, 'zh');
+  const w = widget(page, 'run_hooks');
+  const line = lineOf('core/runtime.py', 'blocked = answer');
+  await w.getByRole('radio', { name: '首个阻止' }).check();
+  // the code scrolls inside its own box on a phone: bring the line into it, as a reader would
+  await w.locator('.cm-scroller').evaluate((el) => el.scrollTo(0, el.scrollHeight));
+  await gutterNumber(w, line).click();
+  await w.locator('.cm-scroller').evaluate((el) => el.scrollTo(0, 0));
+  const before = await page.evaluate(() => scrollY);
+  await action(w, 'debug').tap();
+  await expect(w).toHaveAttribute('data-line', String(line));
+  expect(await page.evaluate(() => scrollY)).toBe(before);
+  const inView = async (selector: string) => {
+    const box = await w.locator(selector).first().boundingBox();
+    return box !== null && box.y >= 0 && box.y + box.height <= 740;
+  };
+  expect(await inView('[data-current="true"]')).toBe(true);
+  expect(await inView('[data-action="continue"]')).toBe(true);
+  // the toolbar stays on screen while the reader scrolls through the code
+  await page.evaluate(() => scrollBy(0, 300));
+  expect(await inView('[data-action="step-over"]')).toBe(true);
+  await context.close();
+});
+
+test('loading shows how much of Python has arrived, apart from the run status', async ({ page }) => {
+  await page.addInitScript(() => {
+    const seen: string[] = ((window as unknown as { __engine: string[] }).__engine = []);
+    new MutationObserver(() => {
+      const text = document.querySelector('.sl-engine')?.textContent;
+      if (text && seen[seen.length - 1] !== text) seen.push(text);
+    }).observe(document, { subtree: true, childList: true, characterData: true });
+  });
+  await page.goto(`en/${HOOKS}`);
+  await expect(page.locator('.sl-status').first()).toHaveAttribute('data-engine', 'ready', { timeout: 60_000 });
+  const seen = await page.evaluate(() => (window as unknown as { __engine: string[] }).__engine);
+  expect(seen.some((text) => /\d+\.\d MB/.test(text))).toBe(true);
+  await expect(widget(page, 'run_hooks').locator('[role="status"]')).toHaveText('Not run yet.');
+});

@@ -4,7 +4,7 @@ import type { FromWorker, ToWorker } from './protocol';
 import { timeoutTrace } from './runner';
 
 export type EngineStatus =
-  | { state: 'loading'; phase: 'booting' | 'fetching' | 'starting' | 'retrying' }
+  | { state: 'loading'; phase: 'booting' | 'fetching' | 'starting' | 'retrying'; loaded?: number; total?: number }
   | { state: 'ready'; loadMs: number; from: 'snapshot' | 'cold' }
   | { state: 'error'; message: string; load?: { tries: number; url: string } };
 
@@ -76,7 +76,7 @@ export class Engine {
     channel.port1.onmessage = (event: MessageEvent<FromWorker>) => {
       if (worker !== this.worker) return;
       const message = event.data;
-      if (message.type === 'progress') this.setStatus({ state: 'loading', phase: message.phase });
+      if (message.type === 'progress') this.setStatus({ state: 'loading', phase: message.phase, ...(message.loaded !== undefined ? { loaded: message.loaded, total: message.total ?? 0 } : {}) });
       else if (message.type === 'ready') {
         this.failedStarts = 0;
         this.isReady = true;

@@ -12,7 +12,8 @@ export type ToWorker =
   | { type: 'prepare'; request: RunRequest };
 
 export type FromWorker =
-  | { type: 'progress'; phase: 'fetching' | 'starting' }
+  /** `loaded`/`total`: bytes of Python's files so far (total 0 when the server does not say). */
+  | { type: 'progress'; phase: 'fetching' | 'starting'; loaded?: number; total?: number }
   | { type: 'ready'; loadMs: number; from: 'snapshot' | 'cold' }
   | { type: 'init-failed'; message: string }
   /** The memory snapshot for the next visit is stored. */

@@ -124,15 +124,17 @@ function WidgetView({ widget, locale, store }: WidgetProps & { store: WidgetStor
         </fieldset>
       </header>
 
-      <div className="sl-toolbar" role="toolbar" aria-label={m.controls}>
-        {ACTIONS.map(({ action, keys, call }) => (
-          <button key={action} type="button" data-action={action} disabled={!enabled(action, s)} aria-keyshortcuts={keys} title={keys ? `${m[action]} (${keys})` : m[action]} onClick={() => call(actions)}>
-            {m[action]}
-          </button>
-        ))}
-      </div>
+      <div className="sl-controls">
+        <div className="sl-toolbar" role="toolbar" aria-label={m.controls}>
+          {ACTIONS.map(({ action, keys, call }) => (
+            <button key={action} type="button" data-action={action} disabled={!enabled(action, s)} aria-keyshortcuts={keys} title={keys ? `${m[action]} (${keys})` : m[action]} onClick={() => call(actions)}>
+              {m[action]}
+            </button>
+          ))}
+        </div>
 
-      <StatusLine s={s} locale={locale} symbol={widget.symbol} />
+        <StatusLine s={s} locale={locale} symbol={widget.symbol} />
+      </div>
       <p className="sl-hint">
         {m.hint} <span className="sl-readonly">{m.readOnly}</span>
       </p>
@@ -234,6 +236,10 @@ function NumberedCode({ text, first }: { text: string; first: number }) {
   );
 }
 
+const mb = (n: number) => (n / 1048576).toFixed(1);
+/** "3.1 / 9.6 MB (32 %)", or "3.1 MB" when the total is not known. */
+const bytes = (loaded: number, total: number) => (total ? `${mb(loaded)} / ${mb(total)} MB (${Math.min(100, Math.round((loaded / total) * 100))} %)` : `${mb(loaded)} MB`);
+
 function StatusLine({ s, locale, symbol }: { s: WidgetState; locale: Locale; symbol: string }) {
   const ix = s.index;
   let text: string;
@@ -255,7 +261,7 @@ function StatusLine({ s, locale, symbol }: { s: WidgetState; locale: Locale; sym
   // a breakpoint the run never reached: say so, instead of just ending
   const unreached = ix && s.status === 'finished' ? s.breakpoints.filter((line) => !ix.lineHits.get(line)?.length) : [];
   // Python's loading progress is shown apart from the run's status
-  const loading = s.engine.state === 'loading' ? t(locale, `status.loading.${s.engine.phase}`) : '';
+  const loading = s.engine.state === 'loading' ? `${t(locale, `status.loading.${s.engine.phase}`)}${s.engine.loaded ? ` ${bytes(s.engine.loaded, s.engine.total ?? 0)}` : ''}` : '';
   return (
     <>
       <p className="sl-status" role="status" aria-live="polite" data-engine={s.engine.state} data-engine-start={s.engine.state === 'ready' ? s.engine.from : undefined} data-engine-ms={s.engine.state === 'ready' ? s.engine.loadMs : undefined}>
