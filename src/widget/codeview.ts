@@ -123,9 +123,26 @@ const hangingIndent = EditorView.decorations.compute(['doc'], (state): Decoratio
   return Decoration.set(ranges);
 });
 
-/** Scroll so that a file line is visible, if it is in the view. */
+/**
+ * Scroll so that a file line is visible. When the code scrolls in its own box (narrow screens), only
+ * that box moves, never the page; otherwise the page scrolls the least it can.
+ */
 export function scrollToLine(view: EditorView, fileLine: number, firstLine: number) {
   const n = fileLine - firstLine + 1;
   if (n < 1 || n > view.state.doc.lines) return;
-  view.dispatch({ effects: EditorView.scrollIntoView(view.state.doc.line(n).from, { y: 'nearest' }) });
+  const pos = view.state.doc.line(n).from;
+  const scroller = view.scrollDOM;
+  if (scroller.scrollHeight > scroller.clientHeight + 1) {
+    view.requestMeasure({
+      read: () => view.lineBlockAt(pos),
+      write: (block) => {
+        const top = block.top;
+        const bottom = block.bottom;
+        if (top < scroller.scrollTop) scroller.scrollTop = top;
+        else if (bottom > scroller.scrollTop + scroller.clientHeight) scroller.scrollTop = bottom - scroller.clientHeight;
+      },
+    });
+    return;
+  }
+  view.dispatch({ effects: EditorView.scrollIntoView(pos, { y: 'nearest' }) });
 }
