@@ -124,14 +124,15 @@ test('privacy: every request stays on the origin and no lesson code is sent anyw
 });
 
 test('accessibility: axe finds no violations on the lesson pages and the index', async ({ page }) => {
-  for (const path of [HOOKS, 'lessons/s03-permissions/', './']) {
-    await page.goto(at(path));
-    await expect(page.locator('.sl-page')).toBeVisible();
-    const results = await new AxeBuilder({ page }).analyze();
-    expect(results.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
-  }
-  // also while paused, with panels and values on screen
-  await openLesson(page);
+  for (const path of [HOOKS, 'lessons/s03-permissions/', './'])
+    for (const lang of ['zh', 'en']) {
+      await page.goto(at(path, lang));
+      await expect(page.locator('.sl-page')).toBeVisible();
+      const results = await new AxeBuilder({ page }).analyze();
+      expect(results.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+    }
+  // also while paused (in Chinese), with panels and values on screen
+  await openLesson(page, HOOKS, 'zh');
   const w = widget(page, 'run_hooks');
   await gutterNumber(w, CALLBACK).click();
   await action(w, 'debug').click();
@@ -157,5 +158,26 @@ test('dark mode follows the OS', async ({ browser }) => {
   await page.goto(HOOKS);
   const bg = await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
   expect(bg).toBe('rgb(22, 24, 28)');
+  await context.close();
+});
+
+test('"copy link to this step" puts the deep link on the clipboard; it reopens that paused step', async ({ browser }) => {
+  const context = await browser.newContext({ permissions: ['clipboard-read', 'clipboard-write'] });
+  const page = await context.newPage();
+  await openLesson(page, HOOKS, 'zh');
+  const w = widget(page, 'run_hooks');
+  await expect(w.locator('[data-action="copy-link"]')).toBeDisabled();
+  await gutterNumber(w, CALLBACK).click();
+  await action(w, 'debug').click();
+  await expect(w).toHaveAttribute('data-status', 'paused');
+  await w.getByRole('button', { name: '复制到此步的链接' }).click();
+  await expect(w.locator('.sl-copy')).toContainText('已复制');
+  const copied = await page.evaluate(() => navigator.clipboard.readText());
+  const step = await w.getAttribute('data-step');
+  expect(copied).toBe(`${new URL(page.url()).origin}/lessons/s04-hooks/#widget=run_hooks&scenario=pass&breakpoints=${CALLBACK}&step=${step}`);
+  const other = await context.newPage();
+  await other.goto(copied);
+  await expect(widget(other, 'run_hooks')).toHaveAttribute('data-status', 'paused', { timeout: 60_000 });
+  await expect(widget(other, 'run_hooks')).toHaveAttribute('data-step', step!);
   await context.close();
 });

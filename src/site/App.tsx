@@ -125,5 +125,9 @@ function LinkedWidget({ id, lesson, widgets, engine, locale, link, onLink }: { i
     },
     [id, onLink],
   );
-  return <Widget widget={widget} files={lesson.files} engine={engine} locale={locale} initial={link ?? undefined} onState={onState} />;
+  const linkTo = useCallback(
+    (state: WidgetState) => `${location.origin}${location.pathname}${formatLink({ widget: id, scenario: state.scenario, breakpoints: state.breakpoints, step: state.pos.cursor })}`,
+    [id],
+  );
+  return <Widget widget={widget} files={lesson.files} engine={engine} locale={locale} initial={link ?? undefined} onState={onState} linkTo={linkTo} />;
 }

@@ -53,6 +53,8 @@ export interface WidgetProps {
   initial?: Initial;
   /** Told of every change that a deep link should record. */
   onState?: (state: WidgetState, previous: WidgetState) => void;
+  /** The address that reopens this widget in a state (the page's deep link); enables "copy link". */
+  linkTo?: (state: WidgetState) => string;
 }
 
 export function Widget(props: WidgetProps) {
@@ -63,7 +65,7 @@ export function Widget(props: WidgetProps) {
   return <WidgetView {...props} store={store} />;
 }
 
-function WidgetView({ widget, locale, store }: WidgetProps & { store: WidgetStore }) {
+function WidgetView({ widget, locale, store, linkTo }: WidgetProps & { store: WidgetStore }) {
   const s = useStore(store);
   const m = messages(locale);
   const ix = s.index;
@@ -147,6 +149,7 @@ function WidgetView({ widget, locale, store }: WidgetProps & { store: WidgetStor
               <span>{steps ? t(locale, 'stepOf', { step: active ? cursor + 1 : 0, steps }) : m.step}</span>
               <input type="range" min={0} max={Math.max(0, steps - 1)} value={Math.max(0, cursor)} disabled={!active || steps < 2} onChange={(e) => actions.goto(Number(e.target.value))} aria-valuetext={t(locale, 'stepOf', { step: cursor + 1, steps })} />
             </label>
+            {linkTo && <CopyLink url={active ? linkTo(s) : null} locale={locale} />}
             <span className="sl-bps">
               {m.breakpoints}: {s.breakpoints.length ? s.breakpoints.join(', ') : m.none}
             </span>
@@ -217,6 +220,29 @@ function WidgetView({ widget, locale, store }: WidgetProps & { store: WidgetStor
         </div>
       )}
     </section>
+  );
+}
+
+/** "Copy link to this step": the clipboard when the browser allows it, else the address to copy by hand. */
+function CopyLink({ url, locale }: { url: string | null; locale: Locale }) {
+  const m = messages(locale);
+  const [shown, setShown] = useState<{ url: string; copied: boolean } | null>(null);
+  const copy = () => {
+    if (!url) return;
+    const done = (copied: boolean) => setShown({ url, copied });
+    if (navigator.clipboard?.writeText) navigator.clipboard.writeText(url).then(() => done(true), () => done(false));
+    else done(false);
+  };
+  return (
+    <span className="sl-copy">
+      <button type="button" data-action="copy-link" disabled={!url} onClick={copy}>
+        {m.copyLink}
+      </button>
+      <span aria-live="polite">
+        {shown?.copied && shown.url === url && <span className="sl-note"> {m.copied}</span>}
+        {shown && !shown.copied && <input className="sl-link" readOnly value={shown.url} aria-label={m.copyLink} onFocus={(e) => e.currentTarget.select()} />}
+      </span>
+    </span>
   );
 }
 
