@@ -29,7 +29,21 @@ export function scalar(value: Value): string | null {
   }
 }
 
-const clip = (s: string, budget: number) => (s.length > budget ? `${s.slice(0, budget - 1)}…` : s);
+/**
+ * At most `budget` characters, ending in "…" when cut — and never in the middle of a name or a
+ * number: the cut moves back to the last boundary (space, punctuation, bracket) when one is near.
+ */
+export function clip(s: string, budget: number): string {
+  if (s.length <= budget) return s;
+  let cut = budget - 1;
+  const word = /[\p{L}\p{N}_]/u;
+  if (word.test(s[cut - 1] ?? '') && word.test(s[cut] ?? '')) {
+    let k = cut - 1;
+    while (k > 0 && word.test(s[k - 1]!)) k--;
+    if (k > budget / 3) cut = k;
+  }
+  return `${s.slice(0, cut).trimEnd()}…`;
+}
 
 /** A one-line preview, for summaries. */
 export function preview(value: Value, budget = 60): string {
