@@ -251,6 +251,16 @@ test('reading the run: changes since the last pause, a breakpoint never reached,
   await action(hooked, 'debug').click();
   await expect(hooked).toHaveAttribute('data-status', 'finished');
   await expect(hooked.locator('[role="status"]')).toContainText(`第 ${guarded} 行在这个场景里没有被执行到`);
+  // the flow shows the branch taken: "not executed" ran, the guarded run never did
+  const blockedLine = lineOf('core/runtime.py', 'result = tool_result(call.get("id", "?"), f"not executed: {before[\'blocked\']}", True)');
+  await expect(hooked.locator(`[data-panel="diagram"] li[data-line="${guarded}"]`)).toHaveAttribute('data-state', 'not-reached');
+  await expect(hooked.locator(`[data-panel="diagram"] li[data-line="${guarded}"]`)).toContainText('未执行到');
+  await expect(hooked.locator(`[data-panel="diagram"] li[data-line="${blockedLine}"]`)).toHaveAttribute('data-state', 'visited');
+  await hooked.getByRole('radio', { name: '顺利执行' }).check();
+  await action(hooked, 'run').click();
+  await expect(hooked).toHaveAttribute('data-status', 'finished');
+  await expect(hooked.locator(`[data-panel="diagram"] li[data-line="${guarded}"]`)).toHaveAttribute('data-state', 'visited');
+  await expect(hooked.locator(`[data-panel="diagram"] li[data-line="${blockedLine}"]`)).toHaveAttribute('data-state', 'not-reached');
 });
 
 test('on a 360 px phone: controls stay reachable, Debug does not move the page, the current line is on screen', async ({ browser }) => {

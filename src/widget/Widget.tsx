@@ -188,10 +188,15 @@ function WidgetView({ widget, locale, store, linkTo }: WidgetProps & { store: Wi
         <h4>{m.diagram}</h4>
         <ol className="sl-diagram">
           {widget.diagram.map((d) => {
-            const visited = ix && active ? (ix.lineHits.get(d.line)?.[0] ?? Infinity) <= cursor : false; // hits are ascending
+            const hits = ix?.lineHits.get(d.line);
+            // current (paused here), visited (ran before this step), not reached (the finished run never ran it), or still ahead
+            const state = !ix || !active ? 'ahead' : d.line === diagramLine ? 'current' : (hits?.[0] ?? Infinity) <= cursor ? 'visited' : s.status === 'finished' && !hits?.length ? 'not-reached' : 'ahead';
             return (
-              <li key={d.line} aria-current={d.line === diagramLine ? 'step' : undefined} data-line={d.line} className={visited ? 'sl-visited' : undefined}>
-                <span className="sl-diagram-line">{d.line}</span> {d.caption[locale]}
+              <li key={d.line} aria-current={state === 'current' ? 'step' : undefined} data-line={d.line} data-state={state} className={state === 'visited' ? 'sl-visited' : undefined}>
+                <span className="sl-step">
+                  <span className="sl-diagram-line">{d.line}</span> {d.caption[locale]}
+                  {state === 'not-reached' && <span className="sl-diagram-note"> ({m.notReached})</span>}
+                </span>
               </li>
             );
           })}
