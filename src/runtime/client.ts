@@ -76,8 +76,10 @@ export class Engine {
     channel.port1.onmessage = (event: MessageEvent<FromWorker>) => {
       if (worker !== this.worker) return;
       const message = event.data;
-      if (message.type === 'progress') this.setStatus({ state: 'loading', phase: message.phase, ...(message.loaded !== undefined ? { loaded: message.loaded, total: message.total ?? 0 } : {}) });
-      else if (message.type === 'ready') {
+      if (message.type === 'progress') {
+        // only while loading: a report that arrives after a failure must not hide the failure
+        if (this.status.state === 'loading') this.setStatus({ state: 'loading', phase: message.phase, ...(message.loaded !== undefined ? { loaded: message.loaded, total: message.total ?? 0 } : {}) });
+      } else if (message.type === 'ready') {
         this.failedStarts = 0;
         this.isReady = true;
         this.setStatus({ state: 'ready', loadMs: message.loadMs, from: message.from });
@@ -110,6 +112,7 @@ export class Engine {
   private startFailed(reason: string) {
     this.failedStarts++;
     this.worker.terminate();
+    this.port.close(); // a late message of this worker (a progress report) must not undo the failure
     const max = this.options.maxStarts ?? 3;
     if (this.failedStarts >= max) {
       this.fail(loadFailure(this.options.indexURL, this.failedStarts, reason), { tries: this.failedStarts, url: this.options.indexURL });
@@ -131,7 +134,7 @@ export class Engine {
 
   private restart() {
     this.worker.terminate();
-    this.port.close();
+    this.port.close(); // closing twice is harmless
     this.prepared.clear();
     this.setStatus({ state: 'loading', phase: 'booting' });
     this.spawn();
