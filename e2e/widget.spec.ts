@@ -307,3 +307,29 @@ test('loading shows how much of Python has arrived, apart from the run status', 
   expect(seen.some((text) => /\d+\.\d MB/.test(text))).toBe(true);
   await expect(widget(page, 'run_hooks').locator('[role="status"]')).toHaveText('Not run yet.');
 });
+
+test('the English page: the same frame and facts in English', async ({ page }) => {
+  await openLesson(page, HOOKS, 'en');
+  const w = widget(page, 'run_hooks');
+  await expect(w.locator('.sl-title')).toHaveText('s04/core/runtime.py · run_hooks');
+  await expect(w.locator('[role="status"]')).toHaveText('Not run yet.');
+  await expect(w.locator('.sl-hint')).toContainText('Click a line number to set a breakpoint, then press Debug.');
+  await expect(w.locator('.sl-hint')).toContainText('runs only in your browser and is never sent to the blog’s server');
+  await expect(w.locator('.sl-caption')).toContainText('replay of a real run');
+  await w.locator('[data-panel="harness"] summary').click();
+  await expect(w.locator('[data-panel="harness"]')).toContainText('runs under its own file name, harness/run_hooks.py');
+  await expect(w.locator('[data-panel="harness"]')).toContainText('Breakpoints apply only to the code above.');
+  await action(w, 'step-into').click();
+  await expect(w.locator('[role="status"]')).toContainText(', entering the function');
+  const hooked = widget(page, 'execute_hooked');
+  await hooked.getByRole('radio', { name: 'Hooks edit their copies' }).check();
+  await action(hooked, 'run').click();
+  await expect(hooked).toHaveAttribute('data-status', 'finished');
+  await expect(hooked.locator('[data-outcome]')).toContainText('exit code 0\\n42');
+  await expect(hooked.locator('[data-outcome]')).not.toContainText('forged_1');
+  await expect(hooked.locator('[data-panel="diagram"] li[data-state="not-reached"]')).toContainText('not reached');
+  const audit = widget(page, 'audit_event');
+  await audit.getByRole('radio', { name: 'Record a call that did not run' }).check();
+  await action(audit, 'run').click();
+  await expect(audit.locator('[data-outcome]')).toContainText('not executed: maintenance window');
+});
