@@ -747,7 +747,9 @@ class LessonFolders:
             if not rel.endswith(".py"):
                 continue
             cached = importlib.util.cache_from_source(path)
-            if cached in self.known:  # compiled by the runner, and checked by every sweep since
+            # compiled by the runner and checked by every sweep since; write_files removes it when
+            # the source changed, and then it is compiled again here
+            if cached in self.known and os.path.exists(cached):
                 continue
             try:
                 py_compile.compile(path, cfile=cached, doraise=True)
