@@ -1,4 +1,4 @@
-import { copyFileSync, createReadStream, mkdirSync } from 'node:fs';
+import { copyFileSync, createReadStream, mkdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import react from '@vitejs/plugin-react';
 import { defineConfig, type Plugin } from 'vite';
@@ -7,6 +7,9 @@ import { buildLessons, LESSON_ROOTS } from './src/lessons/load';
 const PYODIDE_DIR = resolve('node_modules/pyodide');
 /** The Pyodide files a page needs; served from the site's own origin under pyodide/. */
 export const PYODIDE_FILES = ['pyodide.mjs', 'pyodide.asm.mjs', 'pyodide.asm.wasm', 'python_stdlib.zip', 'pyodide-lock.json'];
+/** Each file's size as the worker reads it (decompressed): loading progress has a total even when a
+ * host compresses the files or sends no Content-Length. */
+const PYODIDE_SIZES = Object.fromEntries(PYODIDE_FILES.map((name) => [name, statSync(join(PYODIDE_DIR, name)).size]));
 const TYPES: Record<string, string> = { mjs: 'text/javascript', wasm: 'application/wasm', zip: 'application/zip', json: 'application/json' };
 
 /** Self-hosted Pyodide: dev server middleware, and a copy into the build. */
@@ -102,6 +105,7 @@ export default defineConfig({
   base: process.env.STEPLIGHT_BASE ?? '/',
   plugins: [react(), pyodide(), lessons(), contentSecurityPolicy()],
   worker: { format: 'es' },
+  define: { __PYODIDE_SIZES__: JSON.stringify(PYODIDE_SIZES) },
   // URLs inside JavaScript (the worker, chunks) are relative to the script that uses them, so the
   // embed works from whatever path a blog copies dist/ to, without a rebuild
   experimental: { renderBuiltUrl: (_file, { hostType }) => (hostType === 'js' ? { relative: true } : undefined) },

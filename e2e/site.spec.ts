@@ -160,24 +160,3 @@ test('dark mode follows the OS', async ({ browser }) => {
   expect(bg).toBe('rgb(22, 24, 28)');
   await context.close();
 });
-
-test('"copy link to this step" puts the deep link on the clipboard; it reopens that paused step', async ({ browser }) => {
-  const context = await browser.newContext({ permissions: ['clipboard-read', 'clipboard-write'] });
-  const page = await context.newPage();
-  await openLesson(page, HOOKS, 'zh');
-  const w = widget(page, 'run_hooks');
-  await expect(w.locator('[data-action="copy-link"]')).toBeDisabled();
-  await gutterNumber(w, CALLBACK).click();
-  await action(w, 'debug').click();
-  await expect(w).toHaveAttribute('data-status', 'paused');
-  await w.getByRole('button', { name: '复制到此步的链接' }).click();
-  await expect(w.locator('.sl-copy')).toContainText('已复制');
-  const copied = await page.evaluate(() => navigator.clipboard.readText());
-  const step = await w.getAttribute('data-step');
-  expect(copied).toBe(`${new URL(page.url()).origin}/lessons/s04-hooks/#widget=run_hooks&scenario=pass&breakpoints=${CALLBACK}&step=${step}`);
-  const other = await context.newPage();
-  await other.goto(copied);
-  await expect(widget(other, 'run_hooks')).toHaveAttribute('data-status', 'paused', { timeout: 60_000 });
-  await expect(widget(other, 'run_hooks')).toHaveAttribute('data-step', step!);
-  await context.close();
-});

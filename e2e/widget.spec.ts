@@ -1,5 +1,5 @@
 import { expect, test, type Locator, type Page } from '@playwright/test';
-import { action, gutterNumber, HOOKS, lineOf, openLesson, widget } from './helpers';
+import { action, at, gutterNumber, HOOKS, lineOf, openLesson, widget } from './helpers';
 
 const CALLBACK = lineOf('core/runtime.py', 'answer = callback(view)');
 const FIRST = lineOf('core/runtime.py', 'def run_hooks(hooks, event, payload):');
@@ -229,84 +229,139 @@ test('the article\'s facts hold in the widgets (zh)', async ({ page }) => {
   await expect(audit.locator('[data-outcome]')).toContainText('not executed: maintenance window');
 });
 
-test('reading the run: changes since the last pause, a breakpoint never reached, nothing current once finished', async ({ page }) => {
-  await openLesson(page, HOOKS, 'zh');
-  const w = widget(page, 'run_hooks');
-  await gutterNumber(w, CALLBACK).click();
-  await action(w, 'debug').click();
-  await expect(w).toHaveAttribute('data-status', 'paused');
-  await action(w, 'continue').click();
-  await expect(w).toHaveAttribute('data-line', String(CALLBACK));
-  // between the two pauses the loop took the next callback and a fresh copy: both are marked
-  await expect(w.locator('[data-var="callback"]')).toHaveAttribute('data-changed', 'true');
-  await expect(w.locator('[data-var="view"]')).toHaveAttribute('data-changed', 'true');
-  await action(w, 'continue').click();
-  await expect(w).toHaveAttribute('data-status', 'finished');
-  await expect(w.locator('[data-panel="diagram"] [aria-current="step"]')).toHaveCount(0);
-  await expect(w.locator('.sl-stdout')).not.toHaveText('（还没有输出）');
-  const hooked = widget(page, 'execute_hooked');
-  const guarded = lineOf('core/runtime.py', 'result = execute_guarded(call, env, ask)');
-  await hooked.getByRole('radio', { name: '维护阻止' }).check();
-  await gutterNumber(hooked, guarded).click();
-  await action(hooked, 'debug').click();
-  await expect(hooked).toHaveAttribute('data-status', 'finished');
-  await expect(hooked.locator('[role="status"]')).toContainText(`第 ${guarded} 行在这个场景里没有被执行到`);
-  // the flow shows the branch taken: "not executed" ran, the guarded run never did
-  const blockedLine = lineOf('core/runtime.py', 'result = tool_result(call.get("id", "?"), f"not executed: {before[\'blocked\']}", True)');
-  await expect(hooked.locator(`[data-panel="diagram"] li[data-line="${guarded}"]`)).toHaveAttribute('data-state', 'not-reached');
-  await expect(hooked.locator(`[data-panel="diagram"] li[data-line="${guarded}"]`)).toContainText('未执行到');
-  await expect(hooked.locator(`[data-panel="diagram"] li[data-line="${blockedLine}"]`)).toHaveAttribute('data-state', 'visited');
-  await hooked.getByRole('radio', { name: '顺利执行' }).check();
-  await action(hooked, 'run').click();
-  await expect(hooked).toHaveAttribute('data-status', 'finished');
-  await expect(hooked.locator(`[data-panel="diagram"] li[data-line="${guarded}"]`)).toHaveAttribute('data-state', 'visited');
-  await expect(hooked.locator(`[data-panel="diagram"] li[data-line="${blockedLine}"]`)).toHaveAttribute('data-state', 'not-reached');
-});
+/** What the reader reads, per locale: the tests below run in both. */
+const TEXT = {
+  zh: {
+    noOutput: '（还没有输出）', unreached: (n: number) => `第 ${n} 行在这个场景里没有被执行到`, notReached: '未执行到',
+    blocked: '维护阻止', passes: '顺利执行', firstBlocks: '首个阻止', copy: '复制到此步的链接', copied: '已复制',
+    queued: 'Python 就绪后立即运行。', notRun: '未运行', run: '运行',
+  },
+  en: {
+    noOutput: '(nothing printed yet)', unreached: (n: number) => `Line ${n} was not reached in this scenario.`, notReached: 'not reached',
+    blocked: 'Blocked by the maintenance window', passes: 'The call goes through', firstBlocks: 'The first callback blocks',
+    copy: 'Copy link to this step', copied: 'Copied.', queued: 'Runs as soon as Python is ready.', notRun: 'Not run yet.', run: 'Run',
+  },
+} as const;
 
-test('on a 360 px phone: controls stay reachable, Debug does not move the page, the current line is on screen', async ({ browser }) => {
-  const context = await browser.newContext({ viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true });
-  const page = await context.newPage();
-  await openLesson(page, HOOKS, 'zh');
-  const w = widget(page, 'run_hooks');
-  const line = lineOf('core/runtime.py', 'blocked = answer');
-  await w.getByRole('radio', { name: '首个阻止' }).check();
-  // the code scrolls inside its own box on a phone: bring the line into it, as a reader would
-  await w.locator('.cm-scroller').evaluate((el) => el.scrollTo(0, el.scrollHeight));
-  await gutterNumber(w, line).click();
-  await w.locator('.cm-scroller').evaluate((el) => el.scrollTo(0, 0));
-  // what the reader sees must not jump: the code box stays where it is on the screen (the browser's
-  // scroll anchoring may shift scrollY by the status line's growth; the view itself stays put)
-  const codeTop = async () => (await w.locator('.sl-code').boundingBox())!.y;
-  const before = await codeTop();
-  await action(w, 'debug').tap();
-  await expect(w).toHaveAttribute('data-line', String(line));
-  expect(Math.abs((await codeTop()) - before)).toBeLessThan(4);
-  const inView = async (selector: string) => {
-    const box = await w.locator(selector).first().boundingBox();
-    return box !== null && box.y >= 0 && box.y + box.height <= 740;
-  };
-  expect(await inView('[data-current="true"]')).toBe(true);
-  expect(await inView('[data-action="continue"]')).toBe(true);
-  // the toolbar stays on screen while the reader scrolls through the code
-  await page.evaluate(() => scrollBy(0, 300));
-  expect(await inView('[data-action="step-over"]')).toBe(true);
-  await context.close();
-});
+for (const lang of ['zh', 'en'] as const) {
+  const T = TEXT[lang];
 
-test('loading shows how much of Python has arrived, apart from the run status', async ({ page }) => {
-  await page.addInitScript(() => {
-    const seen: string[] = ((window as unknown as { __engine: string[] }).__engine = []);
-    new MutationObserver(() => {
-      const text = document.querySelector('.sl-engine')?.textContent;
-      if (text && seen[seen.length - 1] !== text) seen.push(text);
-    }).observe(document, { subtree: true, childList: true, characterData: true });
+  test(`${lang}: reading the run: changes since the last pause, a breakpoint never reached, nothing current once finished`, async ({ page }) => {
+    await openLesson(page, HOOKS, lang);
+    const w = widget(page, 'run_hooks');
+    await gutterNumber(w, CALLBACK).click();
+    await action(w, 'debug').click();
+    await expect(w).toHaveAttribute('data-status', 'paused');
+    await action(w, 'continue').click();
+    await expect(w).toHaveAttribute('data-line', String(CALLBACK));
+    // between the two pauses the loop took the next callback and a fresh copy: both are marked
+    await expect(w.locator('[data-var="callback"]')).toHaveAttribute('data-changed', 'true');
+    await expect(w.locator('[data-var="view"]')).toHaveAttribute('data-changed', 'true');
+    await action(w, 'continue').click();
+    await expect(w).toHaveAttribute('data-status', 'finished');
+    await expect(w.locator('[data-panel="diagram"] [aria-current="step"]')).toHaveCount(0);
+    await expect(w.locator('.sl-stdout')).not.toHaveText(T.noOutput);
+    const hooked = widget(page, 'execute_hooked');
+    const guarded = lineOf('core/runtime.py', 'result = execute_guarded(call, env, ask)');
+    await hooked.getByRole('radio', { name: T.blocked }).check();
+    await gutterNumber(hooked, guarded).click();
+    await action(hooked, 'debug').click();
+    await expect(hooked).toHaveAttribute('data-status', 'finished');
+    await expect(hooked.locator('[role="status"]')).toContainText(T.unreached(guarded));
+    // the flow (three steps, as the article draws it) shows the branch taken: the guarded run never happened
+    const afterLine = lineOf('core/runtime.py', 'after = run_hooks(hooks, "after", {"call": call, "result": result})');
+    await expect(hooked.locator('[data-panel="diagram"] li')).toHaveCount(3);
+    await expect(hooked.locator(`[data-panel="diagram"] li[data-line="${guarded}"]`)).toHaveAttribute('data-state', 'not-reached');
+    await expect(hooked.locator(`[data-panel="diagram"] li[data-line="${guarded}"]`)).toContainText(T.notReached);
+    await expect(hooked.locator(`[data-panel="diagram"] li[data-line="${afterLine}"]`)).toHaveAttribute('data-state', 'visited');
+    await hooked.getByRole('radio', { name: T.passes }).check();
+    await action(hooked, 'run').click();
+    await expect(hooked).toHaveAttribute('data-status', 'finished');
+    await expect(hooked.locator(`[data-panel="diagram"] li[data-line="${guarded}"]`)).toHaveAttribute('data-state', 'visited');
+    await expect(hooked.locator('[data-panel="diagram"] li[data-state="not-reached"]')).toHaveCount(0);
   });
-  await page.goto(`en/${HOOKS}`);
-  await expect(page.locator('.sl-status').first()).toHaveAttribute('data-engine', 'ready', { timeout: 60_000 });
-  const seen = await page.evaluate(() => (window as unknown as { __engine: string[] }).__engine);
-  expect(seen.some((text) => /\d+\.\d MB/.test(text))).toBe(true);
-  await expect(widget(page, 'run_hooks').locator('[role="status"]')).toHaveText('Not run yet.');
-});
+
+  test(`${lang}: on a 360 px phone: controls stay reachable, Debug does not move the page, the current line is on screen`, async ({ browser }) => {
+    const context = await browser.newContext({ viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true });
+    const page = await context.newPage();
+    await openLesson(page, HOOKS, lang);
+    const w = widget(page, 'run_hooks');
+    const line = lineOf('core/runtime.py', 'blocked = answer');
+    await w.getByRole('radio', { name: T.firstBlocks }).check();
+    // the code scrolls inside its own box on a phone: bring the line into it, as a reader would
+    for (let y = 0; !(await gutterNumber(w, line).isVisible()) && y < 3000; y += 120) await w.locator('.cm-scroller').evaluate((el, to) => el.scrollTo(0, to), y);
+    await gutterNumber(w, line).click();
+    await w.locator('.cm-scroller').evaluate((el) => el.scrollTo(0, 0));
+    // what the reader sees must not jump: the code box stays where it is on the screen (the browser's
+    // scroll anchoring may shift scrollY by the status line's growth; the view itself stays put)
+    const codeTop = async () => (await w.locator('.sl-code').boundingBox())!.y;
+    const before = await codeTop();
+    await action(w, 'debug').tap();
+    await expect(w).toHaveAttribute('data-line', String(line));
+    expect(Math.abs((await codeTop()) - before)).toBeLessThan(4);
+    const inView = async (selector: string) => {
+      const box = await w.locator(selector).first().boundingBox();
+      return box !== null && box.y >= 0 && box.y + box.height <= 740;
+    };
+    expect(await inView('[data-current="true"]')).toBe(true);
+    expect(await inView('[data-action="continue"]')).toBe(true);
+    // the toolbar stays on screen while the reader scrolls through the code
+    await page.evaluate(() => scrollBy(0, 300));
+    expect(await inView('[data-action="step-over"]')).toBe(true);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    await context.close();
+  });
+
+  test(`${lang}: loading shows how much of Python has arrived (MB and percent), apart from the run status; a Run pressed meanwhile is acknowledged and runs`, async ({ page }) => {
+    await page.addInitScript(() => {
+      const seen: string[] = ((window as unknown as { __engine: string[] }).__engine = []);
+      new MutationObserver(() => {
+        const text = document.querySelector('.sl-engine')?.textContent;
+        if (text && seen[seen.length - 1] !== text) seen.push(text);
+      }).observe(document, { subtree: true, childList: true, characterData: true });
+    });
+    // hold Python's standard library back until the reader has pressed Run
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/pyodide/python_stdlib.zip', async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.goto(at(HOOKS, lang));
+    const w = widget(page, 'run_hooks');
+    await expect(w.locator('[role="status"]')).toHaveText(T.notRun);
+    await expect(page.locator('.sl-status').first()).toHaveAttribute('data-engine', 'loading');
+    await w.getByRole('button', { name: T.run, exact: true }).click();
+    await expect(w.locator('[role="status"]')).toHaveText(T.queued);
+    release();
+    await expect(w).toHaveAttribute('data-status', 'finished', { timeout: 60_000 });
+    await expect(w.locator('[data-outcome]')).toBeVisible();
+    const seen = await page.evaluate(() => (window as unknown as { __engine: string[] }).__engine);
+    expect(seen.some((text) => /\d+\.\d \/ \d+\.\d MB \(\d+ %\)/.test(text)), seen.join(' | ')).toBe(true);
+  });
+
+  test(`${lang}: "copy link to this step" puts the deep link on the clipboard; it reopens that paused step`, async ({ browser }) => {
+    const context = await browser.newContext({ permissions: ['clipboard-read', 'clipboard-write'] });
+    const page = await context.newPage();
+    await openLesson(page, HOOKS, lang);
+    const w = widget(page, 'run_hooks');
+    await expect(w.locator('[data-action="copy-link"]')).toBeDisabled();
+    await gutterNumber(w, CALLBACK).click();
+    await action(w, 'debug').click();
+    await expect(w).toHaveAttribute('data-status', 'paused');
+    await w.getByRole('button', { name: T.copy }).click();
+    await expect(w.locator('.sl-copy')).toContainText(T.copied);
+    const copied = await page.evaluate(() => navigator.clipboard.readText());
+    const step = await w.getAttribute('data-step');
+    expect(copied).toBe(`${new URL(page.url()).origin}/${at(HOOKS, lang)}#widget=run_hooks&scenario=pass&breakpoints=${CALLBACK}&step=${step}`);
+    const other = await context.newPage();
+    await other.goto(copied);
+    await expect(widget(other, 'run_hooks')).toHaveAttribute('data-status', 'paused', { timeout: 60_000 });
+    await expect(widget(other, 'run_hooks')).toHaveAttribute('data-step', step!);
+    await expect(other.locator('html')).toHaveAttribute('lang', lang === 'zh' ? 'zh-CN' : 'en');
+    await context.close();
+  });
+}
 
 test('the English page: the same frame and facts in English', async ({ page }) => {
   await openLesson(page, HOOKS, 'en');

@@ -14,3 +14,6 @@ declare module '*.css?inline' {
   const css: string;
   export default css;
 }
+
+/** The byte size of each self-hosted Pyodide file, by name (from vite.config.ts). */
+declare const __PYODIDE_SIZES__: Record<string, number>;

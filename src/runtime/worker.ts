@@ -63,7 +63,11 @@ function watchFetches(): Promise<never> {
   let fail!: (error: Error) => void;
   const failed = new Promise<never>((_, reject) => (fail = reject));
   const fetch = self.fetch.bind(self);
-  const sizes = new Map<string, { loaded: number; total: number }>();
+  // what Pyodide fetches at start, with sizes known from the build: the total is right from the first report
+  const known: Record<string, number> = typeof __PYODIDE_SIZES__ === 'object' ? __PYODIDE_SIZES__ : {};
+  const sizes = new Map<string, { loaded: number; total: number }>(
+    ['pyodide.asm.wasm', 'python_stdlib.zip', 'pyodide-lock.json'].filter((name) => known[name]).map((name) => [name, { loaded: 0, total: known[name]! }]),
+  );
   let reported = 0;
   const report = () => {
     const now = performance.now();
@@ -86,8 +90,12 @@ function watchFetches(): Promise<never> {
     if (!response.ok) fail(new Error(`${url} answered HTTP ${response.status}`));
     if (!response.body) return response;
     // count the bytes as they arrive, for the reader's progress bar (a 13 MB download on a phone)
-    const size = { loaded: 0, total: Number(response.headers.get('content-length')) || 0 };
-    sizes.set(url, size);
+    // the total: the file's size known from the build (the body is counted decompressed, so a
+    // compressed Content-Length would undercount), else the header
+    const name = new URL(url).pathname.split('/').pop() ?? '';
+    const header = response.headers.get('content-encoding') ? 0 : Number(response.headers.get('content-length')) || 0;
+    const size = { loaded: 0, total: known[name] ?? header };
+    sizes.set(known[name] ? name : url, size);
     const counted = response.body.pipeThrough(
       new TransformStream<Uint8Array, Uint8Array>({
         transform(chunk, controller) {

@@ -129,8 +129,15 @@ function WidgetView({ widget, locale, store, linkTo }: WidgetProps & { store: Wi
       <div className="sl-controls">
         <div className="sl-toolbar" role="toolbar" aria-label={m.controls}>
           {ACTIONS.map(({ action, keys, call }) => (
-            <button key={action} type="button" data-action={action} disabled={!enabled(action, s)} aria-keyshortcuts={keys} title={keys ? `${m[action]} (${keys})` : m[action]} onClick={() => call(actions)}>
-              {m[action]}
+            <button key={action} type="button" data-action={action} disabled={!enabled(action, s)} aria-keyshortcuts={keys} title={keys ? `${m[action]} (${keys})` : m[action]} aria-label={m.short[action] ? m[action] : undefined} onClick={() => call(actions)}>
+              {m.short[action] ? (
+                <>
+                  <span className="sl-long">{m[action]}</span>
+                  <span className="sl-short">{m.short[action]}</span>
+                </>
+              ) : (
+                m[action]
+              )}
             </button>
           ))}
         </div>

@@ -10,6 +10,8 @@ const en = {
   'step-back': 'Step back',
   'reverse-continue': 'Back to previous breakpoint',
   reset: 'Reset',
+  /** what a phone's narrow toolbar shows; the accessible name stays the full label above */
+  short: { 'step-over': 'Over', 'step-into': 'Into', 'step-out': 'Out', 'step-back': 'Back', 'reverse-continue': '◀ Breakpoint' } as Partial<Record<string, string>>,
   scenarios: 'Teaching scenario',
   controls: 'Debugger controls',
   code: 'Code (read only). Click a line number or press F9 to toggle a breakpoint.',
@@ -78,6 +80,7 @@ const zh: Messages = {
   'step-back': '后退一步',
   'reverse-continue': '回到上一个断点',
   reset: '重置',
+  short: { 'step-over': '跳过', 'step-into': '进入', 'step-out': '跳出', 'step-back': '后退', 'reverse-continue': '上一个断点' },
   scenarios: '教学场景',
   controls: '调试控制',
   code: '代码（只读）。点击行号或按 F9 切换断点。',
