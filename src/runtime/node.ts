@@ -87,12 +87,11 @@ export async function nodeRunner(options: { graceMs?: number; hardMs?: number } 
     },
     prepare: (request) => runner.prepare(request),
     clean: () => runner.clean(),
-    run: (request) =>
-      guarded(request, () => {
-        const trace = runner.run(request);
-        trace.stats.cleanMs = runner.clean();
-        return trace;
-      }),
+    run: (request) => {
+      const trace = guarded(request, () => runner.run(request));
+      trace.stats.cleanMs = runner.clean(); // the tracer's own work, after the run: never interrupted
+      return trace;
+    },
   };
 
   /** Run `work` with the watchdog armed for the request's time limit. */

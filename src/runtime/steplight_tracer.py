@@ -9,6 +9,7 @@ import importlib
 import importlib.util
 import json
 import os
+import signal
 import sys
 import threading
 import time
@@ -839,12 +840,27 @@ def prepare(request_json):
 
 def uninterrupted(action, *args):
     """Run the tracer's own bookkeeping to the end even if a host interrupt meant for the lesson
-    lands in it (the host repeats an ignored interrupt, so each retry may see another)."""
-    while True:
-        try:
-            return action(*args)
-        except KeyboardInterrupt:
-            continue
+    arrives meanwhile: the interrupt is noted, not raised. (Restarting the action on each
+    KeyboardInterrupt could never finish one that takes longer than the 200 ms between the host's
+    repeated interrupts.) Outside bookkeeping, SIGINT raises KeyboardInterrupt, as Python's default."""
+    if STATE.quiet == 0:
+        while True:
+            try:
+                signal.signal(signal.SIGINT, note_interrupt)
+                break
+            except KeyboardInterrupt:  # one that landed before the handler was in place
+                continue
+    STATE.quiet += 1
+    try:
+        return action(*args)
+    finally:
+        STATE.quiet -= 1
+        if STATE.quiet == 0:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def note_interrupt(signum, frame):
+    STATE.interrupts += 1
 
 
 def run(request_json, ascii=False):
@@ -958,7 +974,7 @@ def restore(saved, root):
 
 
 # What the runner keeps between runs (not module-level names, which the baseline restores).
-STATE = types.SimpleNamespace(dirty=False, targets={})
+STATE = types.SimpleNamespace(dirty=False, targets={}, quiet=0, interrupts=0)
 
 
 def clean():
@@ -967,8 +983,7 @@ def clean():
     Returns the milliseconds it took."""
     started = time.perf_counter()
     if STATE.dirty and BASELINE is not None:
-        uninterrupted(BASELINE.restore)
-        uninterrupted(LESSONS.sweep)
+        uninterrupted(lambda: (BASELINE.restore(), LESSONS.sweep()))
     STATE.dirty = False
     return round((time.perf_counter() - started) * 1000, 3)
 
@@ -997,8 +1012,6 @@ def stop_error(reason, limits):
 def watchdog(seconds):
     """CPython host: interrupt the main thread when the run outlives its limit, and again every
     200 ms while lesson code swallows KeyboardInterrupt (as the Node and browser hosts do)."""
-    import signal
-
     main_thread = threading.main_thread().ident
 
     def guard():
@@ -1016,10 +1029,11 @@ def main():
     limits = dict(DEFAULT_LIMITS, **json_loads(request_json).get("limits", {}))
     watchdog(limits["timeoutMs"] / 1000 + 0.5)
     out = run(request_json, ascii=True)
-    import signal
+    uninterrupted(write_out, out)  # the run is over: a late interrupt must not cut the output
 
-    uninterrupted(signal.signal, signal.SIGINT, signal.SIG_IGN)  # the run is over: a late interrupt must not cut the output
-    sys.stdout.write(out)
+
+def write_out(text):
+    sys.stdout.write(text)
     sys.stdout.flush()
 
 

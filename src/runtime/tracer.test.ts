@@ -233,6 +233,81 @@ describe('the Node watchdog', () => {
   });
 });
 
+describe('the tracer\'s own bookkeeping under repeated interrupts', () => {
+  // A run that outlived its limit is interrupted again every 200 ms. The bookkeeping after it
+  // (cleaning, encoding the trace) used to restart on each KeyboardInterrupt, so work longer than
+  // the interval never finished and the watchdog ended the process (seen in CI: a 500 ms clean).
+  // work() asks for interrupts every 20 ms while it runs (for 1.5 s at most), and stops them at its end
+  const ACTION = 'import time\nstarts = []\ndef work():\n    starts.append(1)\n    begin()\n    end = time.monotonic() + 0.6\n    while time.monotonic() < end:\n        pass\n    stop()\n    return "finished"\n';
+
+  it('Pyodide: work longer than the interval between interrupts runs once, to the end', async () => {
+    const { loadPyodide } = await import('pyodide');
+    const { Worker } = await import('node:worker_threads');
+    const { installTracer } = await import('./runner');
+    const { tracerSource } = await import('./node');
+    const py = await loadPyodide();
+    // slot 0: Pyodide's interrupt buffer; slot 1: 0 idle, 1 interrupting, 2 asked to stop, 3 stopped
+    const flags = new Int32Array(new SharedArrayBuffer(8));
+    py.setInterruptBuffer(flags.subarray(0, 1));
+    installTracer(py, tracerSource());
+    const interrupter = new Worker(
+      `const { workerData } = require('node:worker_threads'); const f = new Int32Array(workerData);
+       Atomics.wait(f, 1, 0); const end = Date.now() + 1500;
+       while (Atomics.load(f, 1) === 1 && Date.now() < end) { Atomics.store(f, 0, 2); Atomics.wait(f, 1, 1, 20); }
+       Atomics.store(f, 1, 3); Atomics.notify(f, 1);`,
+      { eval: true, workerData: flags.buffer },
+    );
+    py.globals.set('begin', () => {
+      if (Atomics.compareExchange(flags, 1, 0, 1) === 0) Atomics.notify(flags, 1);
+    });
+    py.globals.set('stop', () => {
+      if (Atomics.compareExchange(flags, 1, 1, 2) === 1) {
+        Atomics.notify(flags, 1);
+        Atomics.wait(flags, 1, 2, 10_000);
+      }
+      Atomics.store(flags, 0, 0);
+    });
+    py.runPython(ACTION);
+    const result = (py.runPython('r = steplight_tracer.uninterrupted(work)\n(r, len(starts), steplight_tracer.STATE.interrupts)') as { toJs(): unknown }).toJs() as [string, number, number];
+    await interrupter.terminate();
+    expect(result[0]).toBe('finished');
+    expect(result[1]).toBe(1); // started once, not restarted by each interrupt
+    expect(result[2]).toBeGreaterThan(0); // interrupts did arrive meanwhile
+    // outside bookkeeping an interrupt is a KeyboardInterrupt again
+    Atomics.store(flags, 0, 2);
+    expect(() => py.runPython('while True:\n    pass')).toThrow(/KeyboardInterrupt/);
+  });
+
+  it('CPython: the same with real SIGINTs', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const { TRACER_PATH } = await import('./node');
+    const { dirname } = await import('node:path');
+    const script = `import sys, threading, signal, time
+sys.path.insert(0, ${JSON.stringify(dirname(TRACER_PATH))})
+import steplight_tracer
+stopping = threading.Event()
+def pester():
+    end = time.monotonic() + 1.5
+    while not stopping.is_set() and time.monotonic() < end:
+        signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
+        time.sleep(0.02)
+pesterer = threading.Thread(target=pester, daemon=True)
+def begin():
+    if not pesterer.is_alive() and not stopping.is_set():
+        pesterer.start()
+def stop():
+    stopping.set()
+    pesterer.join()
+${ACTION}
+r = steplight_tracer.uninterrupted(work)
+print(r, len(starts), steplight_tracer.STATE.interrupts > 0)
+`;
+    const result = spawnSync(process.env.PYTHON ?? 'python3', ['-c', script], { encoding: 'utf8', timeout: 60_000 });
+    expect(result.stderr).toBe('');
+    expect(result.stdout.trim()).toBe('finished 1 True');
+  });
+});
+
 describe('prepare', () => {
   it('writes and compiles a lesson ahead of its first run; the run then gives the same trace', () => {
     const req = request('def f(x):\n    return x + 1\n', 'from m import f\noutcome = f(1)\n');

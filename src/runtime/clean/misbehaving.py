@@ -34,7 +34,8 @@ def mutate_tables():
 
 def reach_recorder():
     """Through the garbage collector, past the import block."""
-    found = [m for m in gc.get_objects() if type(m) is type(sys) and getattr(m, "__name__", "") == "steplight_tracer"]
+    # filter() keeps the scan out of this frame: one step, not one per object on the heap
+    found = list(filter(lambda m: type(m) is type(sys) and getattr(m, "__name__", "") == "steplight_tracer", gc.get_objects()))
     for module in found:
         try:
             module.DEFAULT_LIMITS["maxSteps"] = 5
