@@ -289,7 +289,11 @@ for (const lang of ['zh', 'en'] as const) {
     const line = lineOf('core/runtime.py', 'blocked = answer');
     await w.getByRole('radio', { name: T.firstBlocks }).check();
     // the code scrolls inside its own box on a phone: bring the line into it, as a reader would
-    for (let y = 0; !(await gutterNumber(w, line).isVisible()) && y < 3000; y += 120) await w.locator('.cm-scroller').evaluate((el, to) => el.scrollTo(0, to), y);
+    // (CodeMirror draws the lines it scrolls to only while the code is on screen)
+    await w.locator('.sl-code').scrollIntoViewIfNeeded();
+    await expect
+      .poll(async () => (await gutterNumber(w, line).isVisible()) || (await w.locator('.cm-scroller').evaluate((el) => void el.scrollBy(0, 120)), false), { timeout: 30_000 })
+      .toBe(true);
     await gutterNumber(w, line).click();
     await w.locator('.cm-scroller').evaluate((el) => el.scrollTo(0, 0));
     // what the reader sees must not jump: the code box stays where it is on the screen (the browser's
@@ -309,6 +313,8 @@ for (const lang of ['zh', 'en'] as const) {
     await page.evaluate(() => scrollBy(0, 300));
     expect(await inView('[data-action="step-over"]')).toBe(true);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    // deep Python indentation is not wrapped into a 30-column box: lines keep their shape and scroll sideways
+    await expect(w.locator('.cm-content')).not.toHaveClass(/cm-lineWrapping/);
     await context.close();
   });
 
@@ -368,6 +374,7 @@ test('the English page: the same frame and facts in English', async ({ page }) =
   const w = widget(page, 'run_hooks');
   await expect(w.locator('.sl-title')).toHaveText('s04/core/runtime.py · run_hooks');
   await expect(w.locator('[role="status"]')).toHaveText('Not run yet.');
+  await expect(w.locator('.cm-content')).toHaveClass(/cm-lineWrapping/); // wide: long lines wrap, with a hanging indent
   await expect(w.locator('.sl-hint')).toContainText('Click a line number to set a breakpoint, then press Debug.');
   await expect(w.locator('.sl-hint')).toContainText('runs only in your browser and is never sent to the blog’s server');
   await expect(w.locator('.sl-caption')).toContainText('replay of a real run');

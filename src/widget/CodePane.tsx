@@ -9,10 +9,12 @@ interface Props {
   label: string;
   marks: Marks;
   toggle: (line: number) => void;
+  /** How far down the window sticky controls cover the page (px), so the current line is not put under them. */
+  coveredTop?: () => number;
 }
 
 /** A thin React shell around one EditorView; marks go in as transactions. */
-export function CodePane({ code, firstLine, label, marks, toggle }: Props) {
+export function CodePane({ code, firstLine, label, marks, toggle, coveredTop }: Props) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
   const [mounted, setMounted] = useState(false);
@@ -33,7 +35,7 @@ export function CodePane({ code, firstLine, label, marks, toggle }: Props) {
     const editor = view.current;
     if (!editor) return;
     editor.dispatch({ effects: setMarks.of(marks) });
-    if (marks.current !== undefined) scrollToLine(editor, marks.current, firstLine);
+    if (marks.current !== undefined) scrollToLine(editor, marks.current, firstLine, coveredTop?.() ?? 0);
   }, [marks.breakpoints.join(','), marks.current, marks.previous, marks.atBreakpoint, firstLine, code]);
 
   // Before the editor mounts (and in prerendered HTML) the code is a plain listing.

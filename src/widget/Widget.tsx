@@ -1,5 +1,5 @@
 /** The debugger widget: thin components over one store. */
-import { useEffect, useMemo, useState, type KeyboardEvent } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { useStore } from 'zustand';
 import type { Locale, Widget as WidgetSpec } from '../lessons/types';
 import { widgetRequest } from '../lessons/run';
@@ -79,6 +79,8 @@ function WidgetView({ widget, locale, store, linkTo }: WidgetProps & { store: Wi
   const diagramLine = ix && s.status === 'paused' ? R.latestLine(ix, widget.diagram.map((d) => d.line), cursor) : -1;
   const actions = store.getState();
   const steps = ix?.size ?? 0;
+  const controls = useRef<HTMLDivElement>(null);
+  const coveredTop = useCallback(() => Math.max(0, controls.current?.getBoundingClientRect().bottom ?? 0), []);
 
   const onKeyDown = (event: KeyboardEvent) => {
     const combo = `${event.shiftKey ? 'Shift+' : ''}${event.key}`;
@@ -126,7 +128,7 @@ function WidgetView({ widget, locale, store, linkTo }: WidgetProps & { store: Wi
         </fieldset>
       </header>
 
-      <div className="sl-controls">
+      <div className="sl-controls" ref={controls}>
         <div className="sl-toolbar" role="toolbar" aria-label={m.controls}>
           {ACTIONS.map(({ action, keys, call }) => (
             <button key={action} type="button" data-action={action} disabled={!enabled(action, s)} aria-keyshortcuts={keys} title={keys ? `${m[action]} (${keys})` : m[action]} aria-label={m.short[action] ? m[action] : undefined} onClick={() => call(actions)}>
@@ -150,7 +152,7 @@ function WidgetView({ widget, locale, store, linkTo }: WidgetProps & { store: Wi
 
       <div className="sl-main">
         <div className="sl-code-col">
-          <CodePane code={widget.code} firstLine={widget.firstLine} label={`${widget.file} · ${widget.symbol}. ${m.code}`} marks={{ breakpoints: s.breakpoints, current: line, previous, atBreakpoint: s.pos.reason === 'breakpoint' }} toggle={actions.toggleBreakpoint} />
+          <CodePane code={widget.code} firstLine={widget.firstLine} label={`${widget.file} · ${widget.symbol}. ${m.code}`} marks={{ breakpoints: s.breakpoints, current: line, previous, atBreakpoint: s.pos.reason === 'breakpoint' }} toggle={actions.toggleBreakpoint} coveredTop={coveredTop} />
           <div className="sl-scrub">
             <label>
               <span>{steps ? t(locale, 'stepOf', { step: active ? cursor + 1 : 0, steps }) : m.step}</span>

@@ -5,8 +5,8 @@
 import { python } from '@codemirror/lang-python';
 import { HighlightStyle, syntaxHighlighting } from '@codemirror/language';
 import { tags } from '@lezer/highlight';
-import { EditorState, RangeSet, StateEffect, StateField, type Extension } from '@codemirror/state';
-import { Decoration, EditorView, GutterMarker, gutter, gutterLineClass, highlightActiveLine, highlightActiveLineGutter, keymap, lineNumbers, type DecorationSet } from '@codemirror/view';
+import { Compartment, EditorState, RangeSet, StateEffect, StateField, type Extension } from '@codemirror/state';
+import { Decoration, EditorView, GutterMarker, ViewPlugin, gutter, gutterLineClass, highlightActiveLine, highlightActiveLineGutter, keymap, lineNumbers, type DecorationSet } from '@codemirror/view';
 
 export interface Marks {
   breakpoints: number[];
@@ -99,8 +99,8 @@ export function codeView(options: { firstLine: number; label: string; toggle: (f
     keymap.of([{ key: 'F9', run: (view) => toggleAt(view, view.state.selection.main.head), preventDefault: true }]),
     python(),
     syntaxHighlighting(highlight),
-    EditorView.lineWrapping,
-    hangingIndent,
+    wrapping.of(wrapped),
+    wrapWhenWide,
     EditorView.theme({
       '&': { fontSize: '14px' },
       '.cm-content': { fontFamily: 'var(--sl-mono)' },
@@ -124,25 +124,59 @@ const hangingIndent = EditorView.decorations.compute(['doc'], (state): Decoratio
 });
 
 /**
- * Scroll so that a file line is visible. When the code scrolls in its own box (narrow screens), only
- * that box moves, never the page; otherwise the page scrolls the least it can.
+ * Wide enough (≥ 60 columns of code): long lines wrap with a hanging indent. Narrower (a phone):
+ * lines keep their shape and the code scrolls sideways, as deep Python indentation wrapped into 20
+ * columns is unreadable.
  */
-export function scrollToLine(view: EditorView, fileLine: number, firstLine: number) {
+const wrapped: Extension = [EditorView.lineWrapping, hangingIndent];
+const wrapping = new Compartment();
+const WRAP_COLUMNS = 60;
+const wrapWhenWide = ViewPlugin.define((view) => {
+  const apply = () => {
+    const columns = view.scrollDOM.clientWidth / Math.max(1, view.defaultCharacterWidth) - 6; // minus the gutters
+    const wrap = columns >= WRAP_COLUMNS;
+    if (wrap !== (wrapping.get(view.state) === wrapped)) view.dispatch({ effects: wrapping.reconfigure(wrap ? wrapped : []) });
+  };
+  const observer = new ResizeObserver(() => apply());
+  observer.observe(view.scrollDOM);
+  return { destroy: () => observer.disconnect() };
+});
+
+/**
+ * Bring a file line into sight. When the code scrolls in its own box (narrow screens) only that box
+ * moves, never the page: if the line is not already in the part of the box the reader can see (on
+ * screen, below `coveredTop` px of sticky controls), it is centred there, and the box scrolls
+ * sideways to the line's first character. Otherwise the page scrolls the least it can.
+ */
+export function scrollToLine(view: EditorView, fileLine: number, firstLine: number, coveredTop = 0) {
   const n = fileLine - firstLine + 1;
   if (n < 1 || n > view.state.doc.lines) return;
-  const pos = view.state.doc.line(n).from;
+  const line = view.state.doc.line(n);
   const scroller = view.scrollDOM;
-  if (scroller.scrollHeight > scroller.clientHeight + 1) {
+  if (scroller.scrollHeight > scroller.clientHeight + 1 || scroller.scrollWidth > scroller.clientWidth + 1) {
     view.requestMeasure({
-      read: () => view.lineBlockAt(pos),
-      write: (block) => {
-        const top = block.top;
-        const bottom = block.bottom;
-        if (top < scroller.scrollTop) scroller.scrollTop = top;
-        else if (bottom > scroller.scrollTop + scroller.clientHeight) scroller.scrollTop = bottom - scroller.clientHeight;
+      read: () => {
+        const box = scroller.getBoundingClientRect();
+        const top = Math.max(box.top, coveredTop);
+        const bottom = Math.min(box.bottom, window.innerHeight);
+        // the visible part of the box, in the box's own coordinates (all of it if too little is on screen)
+        const seen = bottom - top > 60 ? { from: top - box.top, to: bottom - box.top } : { from: 0, to: scroller.clientHeight };
+        const block = view.lineBlockAt(line.from);
+        // where the line is now, in the box's coordinates
+        const at = { top: view.documentTop + block.top - box.top, height: block.height };
+        const ch = view.defaultCharacterWidth;
+        const width = scroller.clientWidth - ((scroller.querySelector('.cm-gutters') as HTMLElement | null)?.offsetWidth ?? 0);
+        const indent = /^\s*/.exec(line.text)![0].length * ch;
+        // sideways only when the statement's start would not show: the outer lines keep their context
+        const left = indent + 12 * ch > width ? indent - 2 * ch : 0;
+        return { at, seen, scrollTop: scroller.scrollTop, left };
+      },
+      write: ({ at, seen, scrollTop, left }) => {
+        if (at.top < seen.from || at.top + at.height > seen.to) scroller.scrollTop = scrollTop + at.top + at.height / 2 - (seen.from + seen.to) / 2;
+        if (scroller.scrollWidth > scroller.clientWidth + 1) scroller.scrollLeft = left;
       },
     });
     return;
   }
-  view.dispatch({ effects: EditorView.scrollIntoView(pos, { y: 'nearest' }) });
+  view.dispatch({ effects: EditorView.scrollIntoView(line.from, { y: 'nearest' }) });
 }
