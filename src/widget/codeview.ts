@@ -124,22 +124,28 @@ const hangingIndent = EditorView.decorations.compute(['doc'], (state): Decoratio
 });
 
 /**
- * Wide enough (≥ 60 columns of code): long lines wrap with a hanging indent. Narrower (a phone):
+ * Wide enough (≥ 40 columns of code): long lines wrap with a hanging indent. Narrower (a phone):
  * lines keep their shape and the code scrolls sideways, as deep Python indentation wrapped into 20
  * columns is unreadable.
  */
 const wrapped: Extension = [EditorView.lineWrapping, hangingIndent];
 const wrapping = new Compartment();
-const WRAP_COLUMNS = 60;
+const WRAP_COLUMNS = 40;
 const wrapWhenWide = ViewPlugin.define((view) => {
   const apply = () => {
+    if (!view.dom.isConnected) return;
     const columns = view.scrollDOM.clientWidth / Math.max(1, view.defaultCharacterWidth) - 6; // minus the gutters
-    const wrap = columns >= WRAP_COLUMNS;
-    if (wrap !== (wrapping.get(view.state) === wrapped)) view.dispatch({ effects: wrapping.reconfigure(wrap ? wrapped : []) });
+    const now = wrapping.get(view.state) === wrapped;
+    const wrap = now ? columns >= WRAP_COLUMNS - 2 : columns >= WRAP_COLUMNS; // a margin, so a scrollbar cannot make it flip back and forth
+    if (wrap !== now) view.dispatch({ effects: wrapping.reconfigure(wrap ? wrapped : []) });
   };
+  // the box's width changes, and so does the character width once the font has loaded
   const observer = new ResizeObserver(() => apply());
   observer.observe(view.scrollDOM);
-  return { destroy: () => observer.disconnect() };
+  return {
+    update: (update) => void (update.geometryChanged && queueMicrotask(apply)),
+    destroy: () => observer.disconnect(),
+  };
 });
 
 /**
