@@ -1,4 +1,4 @@
-import { copyFileSync, createReadStream, mkdirSync, statSync } from 'node:fs';
+import { copyFileSync, createReadStream, existsSync, mkdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import react from '@vitejs/plugin-react';
 import { defineConfig, type Plugin } from 'vite';
@@ -96,6 +96,49 @@ function contentSecurityPolicy(): Plugin {
   };
 }
 
+/**
+ * `npm run preview` serves the site as a well-configured static host would: the build's
+ * precompressed .br/.gz copies (scripts/compress.ts) when the browser accepts them, and caching
+ * headers — hashed assets immutable for a year, everything else revalidated. README (Hosting)
+ * gives the same rules for other hosts.
+ */
+const CONTENT_TYPES: Record<string, string> = { ...TYPES, html: 'text/html; charset=utf-8', js: 'text/javascript', css: 'text/css', svg: 'image/svg+xml', txt: 'text/plain; charset=utf-8' };
+export const cacheControl = (path: string) => (/\/assets\/[^/]+-[\w-]{8}\.\w+$/.test(path) ? 'public, max-age=31536000, immutable' : 'no-cache');
+
+function precompressed(): Plugin {
+  let outDir = 'dist';
+  return {
+    name: 'steplight:precompressed',
+    configResolved(config) {
+      outDir = resolve(config.root, config.build.outDir);
+    },
+    configurePreviewServer(server) {
+      const base = server.config.base;
+      server.middlewares.use((req, res, next) => {
+        if (req.method !== 'GET' && req.method !== 'HEAD') return next();
+        let path = decodeURIComponent((req.url ?? '').split(/[?#]/)[0]!);
+        if (!path.startsWith(base)) return next();
+        path = path.slice(base.length - 1);
+        if (path.endsWith('/')) path += 'index.html';
+        const file = join(outDir, path);
+        if (!file.startsWith(outDir) || !existsSync(file) || statSync(file).isDirectory()) return next();
+        for (const [name, value] of Object.entries(server.config.preview.headers ?? {})) if (value !== undefined) res.setHeader(name, value as string);
+        res.setHeader('Cache-Control', cacheControl(path));
+        res.setHeader('Vary', 'Accept-Encoding');
+        const accepts = String(req.headers['accept-encoding'] ?? '');
+        const encoding = /\bbr\b/.test(accepts) && existsSync(`${file}.br`) ? 'br' : /\bgzip\b/.test(accepts) && existsSync(`${file}.gz`) ? 'gzip' : null;
+        if (!encoding) return next();
+        const sent = `${file}.${encoding === 'br' ? 'br' : 'gz'}`;
+        res.setHeader('Content-Type', CONTENT_TYPES[file.split('.').pop()!] ?? 'application/octet-stream');
+        res.setHeader('Content-Encoding', encoding);
+        res.setHeader('Content-Length', statSync(sent).size);
+        if (req.method === 'HEAD') return void res.end();
+        createReadStream(sent).pipe(res);
+      });
+    },
+  };
+}
+
 const isolation = {
   'Cross-Origin-Opener-Policy': 'same-origin',
   'Cross-Origin-Embedder-Policy': 'require-corp',
@@ -103,7 +146,7 @@ const isolation = {
 
 export default defineConfig({
   base: process.env.STEPLIGHT_BASE ?? '/',
-  plugins: [react(), pyodide(), lessons(), contentSecurityPolicy()],
+  plugins: [react(), pyodide(), lessons(), contentSecurityPolicy(), precompressed()],
   worker: { format: 'es' },
   define: { __PYODIDE_SIZES__: JSON.stringify(PYODIDE_SIZES) },
   // URLs inside JavaScript (the worker, chunks) are relative to the script that uses them, so the

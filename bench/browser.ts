@@ -4,7 +4,8 @@
  * 100k-step traces. Writes bench/results/browser.json.
  */
 import { execSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { chromium, type Browser, type Page } from '@playwright/test';
 
 const OUT = 'dist-bench';
@@ -106,6 +107,35 @@ async function stepLatency(browser: Browser, scenario: string) {
   return rows;
 }
 
+async function firstVisitBytes(browser: Browser) {
+  const { floorBytes } = await import('../scripts/compress');
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const sizes: Promise<void>[] = [];
+  const urls: string[] = [];
+  let wire = 0;
+  // the page's and its worker's requests, as sent (compressed body plus headers)
+  page.on('requestfinished', (request) => void sizes.push(request.sizes().then((s) => void ((wire += s.responseBodySize + s.responseHeadersSize), urls.push(request.url())))));
+  await page.goto(`${ORIGIN}/lessons/s04-hooks/`);
+  await oursReady(page);
+  await page.waitForTimeout(500);
+  await Promise.all(sizes);
+  await context.close();
+  let raw = 0;
+  let floor = 0;
+  for (const url of new Set(urls)) {
+    let path = new URL(url).pathname;
+    if (path.endsWith('/')) path += 'index.html';
+    const file = join(OUT, path);
+    if (!existsSync(file)) continue;
+    const data = readFileSync(file);
+    raw += data.length;
+    floor += await floorBytes(data); // slow the first time (minutes for the wasm), then cached
+  }
+  const mb = (n: number) => Math.round(n / 1e4) / 100;
+  return { requests: urls.length, wireMB: mb(wire), rawMB: mb(raw), floorMB: mb(floor), ratioToFloor: Math.round((wire / floor) * 100) / 100 };
+}
+
 async function main() {
   execSync(`STEPLIGHT_LESSONS=lessons:bench/lessons STEPLIGHT_OUT=${OUT} npm run -s build`, { stdio: 'ignore' });
   writeFileSync(`${OUT}/bare.html`, BARE);
@@ -130,6 +160,9 @@ async function main() {
         await context.close();
       }
     }
+    // First-visit bytes on the wire (a fresh profile, compressed as `npm run preview` sends them)
+    // beside the compression floor: brotli -q 11 of every file the page fetched
+    const wire = await firstVisitBytes(browser);
     // Run after ready
     const page = await browser.newPage();
     await page.goto(`${ORIGIN}/lessons/s04-hooks/?lang=en`);
@@ -171,6 +204,7 @@ async function main() {
     };
     const run = { firstAtReadyMs: round(firstAtReady!), runs: runs.length, p50ms: round(median(runs)), p95ms: round(pct(runs, 95)) };
     const targets = {
+      'first-visit bytes ≤ 1.1× the brotli -q 11 floor': wire.ratioToFloor <= 1.1,
       'cold start ≤ 1.1× bare Pyodide': start.coldRatio <= 1.1,
       'warm revisit ≤ 0.3× (of a cold bare start)': start.warmRatioToColdBare <= 0.3,
       'Run after ready ≤ 100 ms': run.p95ms <= 100,
@@ -178,12 +212,14 @@ async function main() {
     };
     console.log(`\nStart-up in Chromium (median of ${REPS}; ms from navigation to Python ready)`);
     console.table([start]);
+    console.log('First visit: bytes on the wire beside the compression floor (brotli -q 11 of the same files)');
+    console.table([{ requests: wire.requests, wireMB: wire.wireMB, rawMB: wire.rawMB, floorMB: wire.floorMB, ratioToFloor: wire.ratioToFloor }]);
     console.log('Run → result after ready (run_hooks, scenario pass; the first run clicked the moment Python was ready)');
     console.table([run]);
     console.log('Step latency in Chromium (click → widget DOM updated; frame = to the next animation frame)');
     console.table(latency);
     console.table(Object.entries(targets).map(([target, met]) => ({ target, met })));
-    const results = { date: new Date().toISOString(), chromium: browser.version(), start, cold, warm, run, latency, targets };
+    const results = { date: new Date().toISOString(), chromium: browser.version(), start, cold, warm, wire, run, latency, targets };
     mkdirSync('bench/results', { recursive: true });
     writeFileSync('bench/results/browser.json', `${JSON.stringify(results, null, 2)}\n`);
     console.log(JSON.stringify(results));
