@@ -20,6 +20,22 @@ test('the page loads, the Python worker gets ready from the same origin, and a t
   expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
 });
 
+test('the built site is sent precompressed with lasting caching of hashed files, and Python starts from it', async ({ page }) => {
+  const responses: { url: string; encoding?: string; cache?: string; coop?: string }[] = [];
+  page.on('response', (r) => {
+    const h = r.headers();
+    responses.push({ url: r.url(), encoding: h['content-encoding'], cache: h['cache-control'], coop: h['cross-origin-opener-policy'] });
+  });
+  await openLesson(page, undefined, 'zh');
+  const find = (pattern: RegExp) => responses.find((r) => pattern.test(r.url));
+  expect(find(/\/pyodide\/pyodide\.asm\.wasm$/)).toMatchObject({ encoding: 'br', cache: 'no-cache' });
+  expect(find(/\/assets\/Widget-[\w-]{8}\.js$/)).toMatchObject({ encoding: 'br', cache: 'public, max-age=31536000, immutable' });
+  expect(find(/\/lessons\/s04-hooks\/$/)).toMatchObject({ encoding: 'br', cache: 'no-cache', coop: 'same-origin' });
+  const w = widget(page, 'run_hooks');
+  await action(w, 'run').click();
+  await expect(w).toHaveAttribute('data-status', 'finished');
+});
+
 test('a revisit starts Python from the cached memory snapshot, and it runs the same', async ({ page }) => {
   await openLesson(page);
   const status = page.locator('.sl-status').first();
