@@ -1,11 +1,16 @@
-import { copyFileSync, createReadStream, existsSync, mkdirSync, statSync } from 'node:fs';
+import { copyFileSync, createReadStream, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import react from '@vitejs/plugin-react';
 import { defineConfig, type Plugin } from 'vite';
 import { buildLessons, LESSON_ROOTS } from './src/lessons/load';
 
 const PYODIDE_DIR = resolve('node_modules/pyodide');
-/** The Pyodide files a page needs; served from the site's own origin under pyodide/. */
+/**
+ * Where the site serves Pyodide: a folder named by its version, so its files never change under
+ * one URL and can be cached as immutable (a new Pyodide is a new folder).
+ */
+export const PYODIDE_PATH = `pyodide/${(JSON.parse(readFileSync(join(PYODIDE_DIR, 'package.json'), 'utf8')) as { version: string }).version}/`;
+/** The Pyodide files a page needs; served from the site's own origin under PYODIDE_PATH. */
 export const PYODIDE_FILES = ['pyodide.mjs', 'pyodide.asm.mjs', 'pyodide.asm.wasm', 'python_stdlib.zip', 'pyodide-lock.json'];
 /** Each file's size as the worker reads it (decompressed): loading progress has a total even when a
  * host compresses the files or sends no Content-Length. */
@@ -24,7 +29,7 @@ function pyodide(): Plugin {
       server.middlewares.use((req, res, next) => {
         const base = server.config.base;
         const url = (req.url ?? '').split('?')[0]!;
-        const name = url.startsWith(`${base}pyodide/`) ? url.slice(base.length + 'pyodide/'.length) : '';
+        const name = url.startsWith(`${base}${PYODIDE_PATH}`) ? url.slice(base.length + PYODIDE_PATH.length) : '';
         if (!PYODIDE_FILES.includes(name)) return next();
         res.setHeader('Content-Type', TYPES[name.split('.').pop()!] ?? 'application/octet-stream');
         res.setHeader('Cross-Origin-Resource-Policy', 'same-origin');
@@ -32,7 +37,7 @@ function pyodide(): Plugin {
       });
     },
     closeBundle() {
-      const target = join(outDir, 'pyodide');
+      const target = join(outDir, PYODIDE_PATH);
       mkdirSync(target, { recursive: true });
       for (const name of PYODIDE_FILES) copyFileSync(join(PYODIDE_DIR, name), join(target, name));
     },
@@ -103,7 +108,7 @@ function contentSecurityPolicy(): Plugin {
  * gives the same rules for other hosts.
  */
 const CONTENT_TYPES: Record<string, string> = { ...TYPES, html: 'text/html; charset=utf-8', js: 'text/javascript', css: 'text/css', svg: 'image/svg+xml', txt: 'text/plain; charset=utf-8' };
-export const cacheControl = (path: string) => (/\/assets\/[^/]+-[\w-]{8}\.\w+$/.test(path) ? 'public, max-age=31536000, immutable' : 'no-cache');
+export const cacheControl = (path: string) => (/\/assets\/[^/]+-[\w-]{8}\.\w+$/.test(path) || /\/pyodide\/\d+\.\d+\.\d+[\w.-]*\//.test(path) ? 'public, max-age=31536000, immutable' : 'no-cache');
 
 function precompressed(): Plugin {
   let outDir = 'dist';
@@ -148,7 +153,7 @@ export default defineConfig({
   base: process.env.STEPLIGHT_BASE ?? '/',
   plugins: [react(), pyodide(), lessons(), contentSecurityPolicy(), precompressed()],
   worker: { format: 'es' },
-  define: { __PYODIDE_SIZES__: JSON.stringify(PYODIDE_SIZES) },
+  define: { __PYODIDE_SIZES__: JSON.stringify(PYODIDE_SIZES), __PYODIDE_PATH__: JSON.stringify(PYODIDE_PATH) },
   // URLs inside JavaScript (the worker, chunks) are relative to the script that uses them, so the
   // embed works from whatever path a blog copies dist/ to, without a rebuild
   experimental: { renderBuiltUrl: (_file, { hostType }) => (hostType === 'js' ? { relative: true } : undefined) },

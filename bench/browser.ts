@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { chromium, type Browser, type Page } from '@playwright/test';
 
 const OUT = 'dist-bench';
+const PYODIDE_PATH = `pyodide/${(JSON.parse(readFileSync('node_modules/pyodide/package.json', 'utf8')) as { version: string }).version}/`;
 /** BENCH_PORT picks the port (default 4391; if it is taken, the next free one). */
 const PORT = Number(process.env.BENCH_PORT ?? 4391);
 let ORIGIN = `http://127.0.0.1:${PORT}`;
@@ -17,8 +18,8 @@ const REPS = Number(process.env.BENCH_REPS ?? 3);
 
 const BARE = `<!doctype html><html><head><meta charset="utf-8"><title>bare pyodide</title></head><body>
 <script type="module">
-import { loadPyodide } from './pyodide/pyodide.mjs';
-const py = await loadPyodide({ indexURL: './pyodide/' });
+import { loadPyodide } from './${PYODIDE_PATH}pyodide.mjs';
+const py = await loadPyodide({ indexURL: './${PYODIDE_PATH}' });
 py.runPython('1 + 1');
 window.__readyAt = performance.now();
 </script></body></html>`;

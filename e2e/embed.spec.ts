@@ -74,7 +74,7 @@ test('the embed follows the OS by default and theme="dark" forces dark; --sl-* p
 
 for (const [what, deny] of [
   ['the worker script', /\/assets\/worker-[^/]*\.js$/],
-  ["Python's files", /\/pyodide\/pyodide\.asm\.wasm$/],
+  ["Python's files", /\/pyodide\/[\d.]+\/pyodide\.asm\.wasm$/],
 ] as const) {
   test(`when ${what} cannot load: a few retries with backoff, then a clear message (no endless requests)`, async ({ page }) => {
     site = await serveStatic({ '/static/blog/steplight/': DIST, '/p.html': { html: post('lesson="s04-hooks" widget="run_hooks" lang="en"') } }, deny);

@@ -1,5 +1,10 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { action, openLesson, widget } from './helpers';
+import { serveStatic } from './static-server';
+import { cacheControl } from '../vite.config';
 
 test('the page loads, the Python worker gets ready from the same origin, and a trace arrives', async ({ page }) => {
   const requests: string[] = [];
@@ -14,7 +19,7 @@ test('the page loads, the Python worker gets ready from the same origin, and a t
   expect(steps).toBeGreaterThan(10);
   await expect(w.locator('[data-panel="output"]')).toContainText('callbacks that ran: note_call, check_program');
   await expect(w.locator('[data-outcome]')).toContainText('blocked');
-  expect(requests.some((u) => u.endsWith('/pyodide/pyodide.asm.wasm'))).toBe(true);
+  expect(requests.some((u) => /\/pyodide\/\d+\.\d+\.\d+\/pyodide\.asm\.wasm$/.test(u))).toBe(true);
   const origin = new URL(page.url()).origin;
   expect(requests.filter((u) => !u.startsWith(origin) && !u.startsWith('data:') && !u.startsWith('blob:'))).toEqual([]);
   expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
@@ -28,12 +33,37 @@ test('the built site is sent precompressed with lasting caching of hashed files,
   });
   await openLesson(page, undefined, 'zh');
   const find = (pattern: RegExp) => responses.find((r) => pattern.test(r.url));
-  expect(find(/\/pyodide\/pyodide\.asm\.wasm$/)).toMatchObject({ encoding: 'br', cache: 'no-cache' });
+  expect(find(/\/pyodide\/[\d.]+\/pyodide\.asm\.wasm$/)).toMatchObject({ encoding: 'br', cache: 'public, max-age=31536000, immutable' });
   expect(find(/\/assets\/Widget-[\w-]{8}\.js$/)).toMatchObject({ encoding: 'br', cache: 'public, max-age=31536000, immutable' });
   expect(find(/\/lessons\/s04-hooks\/$/)).toMatchObject({ encoding: 'br', cache: 'no-cache', coop: 'same-origin' });
   const w = widget(page, 'run_hooks');
   await action(w, 'run').click();
   await expect(w).toHaveAttribute('data-status', 'finished');
+});
+
+test('a revisit asks the server for no hashed asset and no Python file (immutable, versioned URLs)', async ({ playwright }) => {
+  const site = await serveStatic({ '/': 'dist-e2e' }, undefined, cacheControl);
+  // a real profile: an incognito context's in-memory HTTP cache keeps nothing as large as the wasm
+  const profile = mkdtempSync(join(tmpdir(), 'steplight-profile-'));
+  const context = await playwright.chromium.launchPersistentContext(profile, test.info().project.use.launchOptions);
+  const page = await context.newPage();
+  try {
+    const ready = () => expect(page.locator('.sl-status').first()).toHaveAttribute('data-engine', 'ready', { timeout: 60_000 });
+    await page.goto(`${site.url}/lessons/s04-hooks/`);
+    await ready();
+    const first = [...site.requests];
+    expect(first.some((p) => /^\/pyodide\/\d+\.\d+\.\d+\/pyodide\.asm\.wasm$/.test(p))).toBe(true);
+    expect(first.some((p) => /^\/assets\/Widget-/.test(p))).toBe(true);
+    site.requests.length = 0;
+    await page.goto(`${site.url}/lessons/s04-hooks/`);
+    await ready();
+    // the page itself is revalidated (a new build must show); nothing it loads is asked for again
+    expect(site.requests.filter((p) => p.startsWith('/assets/') || p.startsWith('/pyodide/'))).toEqual([]);
+  } finally {
+    await context.close();
+    await site.close();
+    rmSync(profile, { recursive: true, force: true });
+  }
 });
 
 test('a revisit starts Python from the cached memory snapshot, and it runs the same', async ({ page }) => {

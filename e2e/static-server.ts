@@ -24,7 +24,8 @@ export interface StaticSite {
   close(): Promise<void>;
 }
 
-export async function serveStatic(routes: Record<string, string | { html: string }>, deny?: RegExp): Promise<StaticSite> {
+/** `cache` gives a path's Cache-Control header (none by default, as many hosts send). */
+export async function serveStatic(routes: Record<string, string | { html: string }>, deny?: RegExp, cache?: (path: string) => string): Promise<StaticSite> {
   const requests: string[] = [];
   const server: Server = createServer((req, res) => {
     const path = decodeURIComponent((req.url ?? '/').split('?')[0]!);
@@ -40,7 +41,7 @@ export async function serveStatic(routes: Record<string, string | { html: string
     try {
       const target = statSync(file).isDirectory() ? join(file, 'index.html') : file;
       statSync(target);
-      res.writeHead(200, { 'Content-Type': TYPES[extname(target)] ?? 'application/octet-stream' });
+      res.writeHead(200, { 'Content-Type': TYPES[extname(target)] ?? 'application/octet-stream', ...(cache ? { 'Cache-Control': cache(path) } : {}) });
       createReadStream(target).pipe(res);
     } catch {
       res.writeHead(404).end('not found');

@@ -17,3 +17,5 @@ declare module '*.css?inline' {
 
 /** The byte size of each self-hosted Pyodide file, by name (from vite.config.ts). */
 declare const __PYODIDE_SIZES__: Record<string, number>;
+/** Where the site serves Pyodide, relative to its base: `pyodide/<version>/` (from vite.config.ts). */
+declare const __PYODIDE_PATH__: string;

@@ -9,7 +9,9 @@ import css from '../site/styles.css?inline';
 import { Widget } from '../widget/Widget';
 import type { Locale } from '../lessons/types';
 
-const pyodideURL = new URL('../pyodide/', import.meta.url).href;
+// (a variable, not a template in `new URL(…)`, which Vite would read as a file pattern to bundle)
+const PYODIDE_RELATIVE = '../' + __PYODIDE_PATH__;
+const pyodideURL = new URL(PYODIDE_RELATIVE, import.meta.url).href;
 
 /**
  * The host page's inherited styles stop at the element (its own rules on <steplight-widget> still

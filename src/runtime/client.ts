@@ -205,7 +205,7 @@ export class Engine {
 let shared: Engine | null = null;
 
 /** One engine per page, started as soon as something asks for it. */
-export function pageEngine(indexURL = new URL(`${import.meta.env.BASE_URL}pyodide/`, location.href).href): Engine {
+export function pageEngine(indexURL = new URL(`${import.meta.env.BASE_URL}${__PYODIDE_PATH__}`, location.href).href): Engine {
   shared ??= new Engine({
     indexURL,
     makeWorker: () => new Worker(new URL('./worker.ts', import.meta.url), { type: 'module', name: 'steplight-python' }),
