@@ -2,7 +2,7 @@ import { copyFileSync, createReadStream, existsSync, mkdirSync, readFileSync, st
 import { join, resolve } from 'node:path';
 import react from '@vitejs/plugin-react';
 import { defineConfig, type Plugin } from 'vite';
-import { buildLessons, LESSON_ROOTS } from './src/lessons/load';
+import { buildLessons, LESSON_ROOTS, summarize } from './src/lessons/load';
 
 const PYODIDE_DIR = resolve('node_modules/pyodide');
 /**
@@ -44,20 +44,35 @@ function pyodide(): Plugin {
   };
 }
 
-/** `virtual:steplight/lessons`: every lesson of the lesson roots, read and validated at build time. */
+/**
+ * `virtual:steplight/lessons`: the index of the lessons (id, title, widget ids) and a loader per
+ * lesson; each lesson (`virtual:steplight/lesson/<id>`: code, prose, widgets, read and validated at
+ * build time) is a chunk of its own, so a page carries only the lesson it shows.
+ */
 function lessons(): Plugin {
-  const id = 'virtual:steplight/lessons';
+  const index = 'virtual:steplight/lessons';
+  const one = 'virtual:steplight/lesson/';
+  let cache: ReturnType<typeof buildLessons> | null = null;
+  const all = () => (cache ??= buildLessons());
   return {
     name: 'steplight:lessons',
-    resolveId: (source) => (source === id ? `\0${id}` : null),
+    resolveId: (source) => (source === index || source.startsWith(one) ? `\0${source}` : null),
     load(source) {
-      if (source !== `\0${id}`) return null;
-      return `export default ${JSON.stringify(buildLessons())};`;
+      if (source === `\0${index}`) {
+        const summaries = all().map(summarize);
+        const loaders = all().map((l) => `${JSON.stringify(l.id)}: () => import(${JSON.stringify(one + l.id)})`);
+        return `export const index = ${JSON.stringify(summaries)};\nexport const loaders = {${loaders.join(',\n')}};\n`;
+      }
+      if (source.startsWith(`\0${one}`)) {
+        const lesson = all().find((l) => l.id === source.slice(one.length + 1));
+        return lesson ? `export default ${JSON.stringify(lesson)};` : null;
+      }
+      return null;
     },
     handleHotUpdate({ file, server }) {
       if (!LESSON_ROOTS.some((root) => file.startsWith(root))) return;
-      const mod = server.moduleGraph.getModuleById(`\0${id}`);
-      if (mod) server.moduleGraph.invalidateModule(mod);
+      cache = null;
+      for (const mod of server.moduleGraph.idToModuleMap.values()) if (mod.id?.startsWith(`\0${index}`) || mod.id?.startsWith(`\0${one}`)) server.moduleGraph.invalidateModule(mod);
       server.ws.send({ type: 'full-reload' });
     },
   };

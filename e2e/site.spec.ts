@@ -160,3 +160,19 @@ test('dark mode follows the OS', async ({ browser }) => {
   expect(bg).toBe('rgb(22, 24, 28)');
   await context.close();
 });
+
+test('a page carries only its own lesson: the index no lesson\'s code, a lesson page its own lesson only', async ({ page }) => {
+  const scripts: string[] = [];
+  page.on('response', (r) => void (r.request().resourceType() === 'script' && scripts.push(new URL(r.url()).pathname)));
+  await openLesson(page, HOOKS, 'zh');
+  expect(scripts.some((p) => /\/assets\/s04-hooks-[\w-]+\.js$/.test(p))).toBe(true);
+  expect(scripts.filter((p) => /s03-permissions/.test(p))).toEqual([]);
+  // the widgets still show the lesson's code, and it runs
+  await action(widget(page, 'run_hooks'), 'run').click();
+  await expect(widget(page, 'run_hooks')).toHaveAttribute('data-status', 'finished');
+  scripts.length = 0;
+  await page.goto(at('./', 'en'));
+  await expect(page.locator('.sl-lesson-list a[href$="lessons/s04-hooks/"]')).toBeVisible();
+  await page.waitForLoadState('networkidle');
+  expect(scripts.filter((p) => /\/assets\/(s0\d|x)-[\w-]+-[\w-]{8}\.js$/.test(p))).toEqual([]);
+});

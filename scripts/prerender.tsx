@@ -6,7 +6,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { renderToString } from 'react-dom/server';
-import { buildLessons } from '../src/lessons/load';
+import { buildLessons, summarize } from '../src/lessons/load';
 import { LOCALES } from '../src/lessons/types';
 import { App, route } from '../src/site/App';
 import { DEFAULT_LOCALE, htmlLang, pathFor } from '../src/site/locale';
@@ -16,13 +16,14 @@ const base = process.env.STEPLIGHT_BASE ?? '/';
 const dist = resolve(process.env.STEPLIGHT_OUT ?? 'dist');
 const template = readFileSync(join(dist, 'index.html'), 'utf8');
 const lessons = buildLessons();
+const index = lessons.map(summarize);
 const escape = (s: string) => s.replace(/[&<>"]/g, (c) => `&${{ '&': 'amp', '<': 'lt', '>': 'gt', '"': 'quot' }[c]};`);
 
 const pages = [{ path: '', title: () => 'Steplight' }, ...lessons.map((l) => ({ path: `lessons/${l.id}/`, title: (locale: (typeof LOCALES)[number]) => `${l.title[locale]} · Steplight` }))];
 for (const locale of LOCALES) {
   for (const page of pages) {
     const url = pathFor(locale, page.path, base);
-    const html = renderToString(<App route={route(url, base, lessons)} lessons={lessons} base={base} locale={locale} engine={staticEngine} />);
+    const html = renderToString(<App route={route(url, base, lessons)} lessons={index} base={base} locale={locale} engine={staticEngine} />);
     const alternates = LOCALES.map((l) => `<link rel="alternate" hreflang="${htmlLang(l)}" href="${pathFor(l, page.path, base)}" />`).join('') + `<link rel="alternate" hreflang="x-default" href="${pathFor(DEFAULT_LOCALE, page.path, base)}" />`;
     const out = template
       .replace(/<html lang="[^"]*">/, `<html lang="${htmlLang(locale)}">`)

@@ -1,8 +1,8 @@
 /// <reference types="vite/client" />
 
 declare module 'virtual:steplight/lessons' {
-  const lessons: unknown;
-  export default lessons;
+  export const index: unknown;
+  export const loaders: Record<string, () => Promise<{ default: unknown }>>;
 }
 
 declare module '*.py?raw' {

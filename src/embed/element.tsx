@@ -3,7 +3,7 @@
  * widget for any page that serves Steplight's built files from its own origin (see README, Embedding).
  */
 import { createRoot, type Root } from 'react-dom/client';
-import { lessons } from '../lessons/bundled';
+import { lessonIndex, loadLesson } from '../lessons/bundled';
 import { pageEngine } from '../runtime/client';
 import css from '../site/styles.css?inline';
 import { Widget } from '../widget/Widget';
@@ -41,19 +41,22 @@ class SteplightWidget extends HTMLElement {
     const widgetId = this.getAttribute('widget') ?? '';
     const lang = this.getAttribute('lang') ?? document.documentElement.lang ?? navigator.language;
     const locale: Locale = lang.toLowerCase().startsWith('zh') ? 'zh' : 'en';
-    const lesson = lessons.find((l) => l.id === lessonId);
-    const widget = lesson?.widgets.find((w) => w.id === widgetId);
-    if (!lesson || !widget) {
-      const known = lessons.flatMap((l) => l.widgets.map((w) => `${l.id}/${w.id}`)).join(', ');
+    const known = lessonIndex.flatMap((l) => l.widgets.map((w) => `${l.id}/${w}`));
+    if (!known.includes(`${lessonId}/${widgetId}`)) {
       this.root.render(
         <p role="alert" className="sl-error">
-          steplight-widget: no widget "{lessonId}/{widgetId}". Known widgets: {known}.
+          steplight-widget: no widget "{lessonId}/{widgetId}". Known widgets: {known.join(', ')}.
         </p>,
       );
       return;
     }
     const scenario = this.getAttribute('scenario') ?? undefined;
-    this.root.render(<Widget widget={widget} files={lesson.files} engine={pageEngine(pyodideURL)} locale={locale} initial={scenario ? { scenario } : undefined} />);
+    const root = this.root;
+    void loadLesson(lessonId).then((lesson) => {
+      const widget = lesson?.widgets.find((w) => w.id === widgetId);
+      if (!lesson || !widget || this.root !== root) return; // listed in the index; or replaced meanwhile
+      root.render(<Widget widget={widget} files={lesson.files} engine={pageEngine(pyodideURL)} locale={locale} initial={scenario ? { scenario } : undefined} />);
+    });
   }
 
   static observedAttributes = ['lesson', 'widget', 'lang', 'scenario'];

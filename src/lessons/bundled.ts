@@ -1,5 +1,13 @@
-/** The lessons as the Vite plugin read and validated them at build time. */
-import data from 'virtual:steplight/lessons';
-import type { Lesson } from './types';
+/**
+ * The lessons as the Vite plugin read and validated them at build time: an index for every page,
+ * and each lesson loaded on demand (a chunk of its own), so a page carries only what it shows.
+ */
+import { index, loaders } from 'virtual:steplight/lessons';
+import type { Lesson, LessonSummary } from './types';
 
-export const lessons = data as Lesson[];
+export const lessonIndex = index as LessonSummary[];
+
+export async function loadLesson(id: string): Promise<Lesson | undefined> {
+  const load = Object.hasOwn(loaders, id) ? loaders[id] : undefined;
+  return load ? ((await load()).default as Lesson) : undefined;
+}

@@ -7,7 +7,7 @@ import type { Json } from '../runtime/request';
 import { extractSymbol } from './symbols';
 import { schemaProblems, type LessonSpec } from './schema';
 import { didYouMean } from './suggest';
-import { LOCALES, type Expect, type Lesson, type Localized, type Segment, type Widget } from './types';
+import { LOCALES, type Expect, type Lesson, type LessonSummary, type Localized, type Segment, type Widget } from './types';
 
 export class LessonError extends Error {
   constructor(where: string, message: string) {
@@ -168,3 +168,6 @@ export function findWidget(lesson: Lesson, widgetId: string): Widget {
   if (!widget) throw new LessonError(lesson.id, `no widget "${widgetId}"${didYouMean(widgetId, ids)} (widgets: ${ids.join(', ')})`);
   return widget;
 }
+
+/** What every page knows of a lesson (see LessonSummary). */
+export const summarize = (lesson: Lesson): LessonSummary => ({ id: lesson.id, title: lesson.title, widgets: lesson.widgets.map((w) => w.id) });

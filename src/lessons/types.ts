@@ -54,6 +54,13 @@ export interface Widget extends CodeBlock {
 
 export type Segment = { kind: 'html'; html: string } | { kind: 'widget'; id: string };
 
+/** What every page knows of every lesson (the index, links, the embed's error message). */
+export interface LessonSummary {
+  id: string;
+  title: Localized;
+  widgets: string[];
+}
+
 export interface Lesson {
   id: string;
   title: Localized;

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState, type MouseEvent } from 'react';
-import { LOCALES, type Lesson, type Locale } from '../lessons/types';
+import { LOCALES, type Lesson, type LessonSummary, type Locale } from '../lessons/types';
 import { messages } from '../widget/i18n';
 import type { EngineLike, WidgetState } from '../widget/store';
 import { Widget } from '../widget/Widget';
@@ -8,17 +8,25 @@ import { htmlLang, pathFor, splitPath } from './locale';
 
 export type Route = { page: 'index' } | { page: 'lesson'; lesson: Lesson } | { page: 'missing'; path: string };
 
+const cleanPath = (pathname: string, base: string) => splitPath(pathname, base).path.replace(/index\.html$/, '').replace(/\/+$/, '');
+
+/** The id of the lesson a path shows, if it is a lesson page. */
+export function lessonIdOf(pathname: string, base: string): string | undefined {
+  return /^lessons\/([A-Za-z0-9_-]+)$/.exec(cleanPath(pathname, base))?.[1];
+}
+
+/** The page for a path; `lessons` holds at least the lesson the path shows (if any). */
 export function route(pathname: string, base: string, lessons: Lesson[]): Route {
-  const clean = splitPath(pathname, base).path.replace(/index\.html$/, '').replace(/\/+$/, '');
-  if (clean === '') return { page: 'index' };
-  const m = /^lessons\/([A-Za-z0-9_-]+)$/.exec(clean);
-  const lesson = m && lessons.find((l) => l.id === m[1]);
+  if (cleanPath(pathname, base) === '') return { page: 'index' };
+  const id = lessonIdOf(pathname, base);
+  const lesson = id !== undefined ? lessons.find((l) => l.id === id) : undefined;
   return lesson ? { page: 'lesson', lesson } : { page: 'missing', path: pathname };
 }
 
 interface Props {
   route: Route;
-  lessons: Lesson[];
+  /** Every lesson, for the index (titles only: a page carries the code of its own lesson only). */
+  lessons: LessonSummary[];
   base: string;
   locale: Locale;
   engine: EngineLike;

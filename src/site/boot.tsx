@@ -1,8 +1,8 @@
 import { StrictMode } from 'react';
 import { createRoot, hydrateRoot } from 'react-dom/client';
-import { lessons } from '../lessons/bundled';
+import { lessonIndex, loadLesson } from '../lessons/bundled';
 import { pageEngine } from '../runtime/client';
-import { App, route } from './App';
+import { App, lessonIdOf, route } from './App';
 import { parseLink } from './deeplink';
 import { htmlLang, langRedirect, splitPath } from './locale';
 import './styles.css';
@@ -19,9 +19,11 @@ else {
   const { locale } = splitPath(location.pathname, base);
   document.documentElement.lang = htmlLang(locale);
   const container = document.getElementById('root')!;
+  const id = lessonIdOf(location.pathname, base);
+  const lesson = id !== undefined ? await loadLesson(id) : undefined; // this page's lesson only
   const app = (
     <StrictMode>
-      <App route={route(location.pathname, base, lessons)} lessons={lessons} base={base} locale={locale} engine={engine} link={link} onLink={onLink} />
+      <App route={route(location.pathname, base, lesson ? [lesson] : [])} lessons={lessonIndex} base={base} locale={locale} engine={engine} link={link} onLink={onLink} />
     </StrictMode>
   );
   // Hydrate the prerendered HTML when the client would render the same; otherwise render afresh.
