@@ -180,6 +180,7 @@ export default defineConfig({
     target: 'es2022',
     sourcemap: false,
     chunkSizeWarningLimit: 1024,
+    manifest: true, // read by the prerender: each page preloads its own chunks (and its lesson's)
     rollupOptions: {
       input: { main: resolve('index.html'), embed: resolve('src/embed/element.tsx') },
       output: { entryFileNames: (chunk) => (chunk.name === 'embed' ? 'embed/steplight.js' : 'assets/[name]-[hash].js') },

@@ -176,3 +176,21 @@ test('a page carries only its own lesson: the index no lesson\'s code, a lesson 
   await page.waitForLoadState('networkidle');
   expect(scripts.filter((p) => /\/assets\/(s0\d|x)-[\w-]+-[\w-]{8}\.js$/.test(p))).toEqual([]);
 });
+
+test('prerendered controls wait for the page\'s code: disabled until it handles clicks, then a click runs', async ({ page }) => {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route('**/assets/boot-*.js', async (route) => {
+    await held;
+    await route.continue();
+  });
+  await page.goto(HOOKS);
+  const w = widget(page, 'run_hooks');
+  await expect(w.locator('.sl-static-code')).toContainText('answer = callback(view)'); // readable at once
+  await expect(action(w, 'run')).toBeDisabled();
+  await expect(w.locator('input[type="radio"]').first()).toBeDisabled();
+  release();
+  await expect(action(w, 'run')).toBeEnabled();
+  await action(w, 'run').click();
+  await expect(w).toHaveAttribute('data-status', 'finished', { timeout: 60_000 });
+});

@@ -17,9 +17,32 @@ const dist = resolve(process.env.STEPLIGHT_OUT ?? 'dist');
 const template = readFileSync(join(dist, 'index.html'), 'utf8');
 const lessons = buildLessons();
 const index = lessons.map(summarize);
+const manifest: Record<string, { file: string; imports?: string[]; css?: string[] }> = JSON.parse(readFileSync(join(dist, '.vite/manifest.json'), 'utf8'));
+
+/**
+ * What a page fetches before it can hydrate (boot, its imports, the page's lesson), announced in the
+ * head so the downloads start at once rather than one after the other; and its stylesheet, so the
+ * prerendered page is styled from its first paint.
+ */
+function preloads(lessonId?: string): string {
+  const scripts = new Set<string>();
+  const styles = new Set<string>();
+  const visit = (key: string) => {
+    const entry = manifest[key];
+    if (!entry || scripts.has(entry.file)) return;
+    scripts.add(entry.file);
+    entry.css?.forEach((file) => styles.add(file));
+    entry.imports?.forEach(visit);
+  };
+  visit('src/site/boot.tsx');
+  if (lessonId) visit(`virtual:steplight/lesson/${lessonId}`);
+  if (!scripts.size) throw new Error('prerender: the build manifest does not list src/site/boot.tsx; run `vite build` first');
+  const missing = (file: string) => !template.includes(`href="${base}${file}"`); // the template's own preloads stay as they are
+  return [...[...styles].filter(missing).map((file) => `<link rel="stylesheet" crossorigin href="${base}${file}">`), ...[...scripts].filter(missing).map((file) => `<link rel="modulepreload" crossorigin href="${base}${file}">`)].join('');
+}
 const escape = (s: string) => s.replace(/[&<>"]/g, (c) => `&${{ '&': 'amp', '<': 'lt', '>': 'gt', '"': 'quot' }[c]};`);
 
-const pages = [{ path: '', title: () => 'Steplight' }, ...lessons.map((l) => ({ path: `lessons/${l.id}/`, title: (locale: (typeof LOCALES)[number]) => `${l.title[locale]} · Steplight` }))];
+const pages = [{ path: '', lesson: undefined, title: () => 'Steplight' }, ...lessons.map((l) => ({ path: `lessons/${l.id}/`, lesson: l.id, title: (locale: (typeof LOCALES)[number]) => `${l.title[locale]} · Steplight` }))];
 for (const locale of LOCALES) {
   for (const page of pages) {
     const url = pathFor(locale, page.path, base);
@@ -28,7 +51,7 @@ for (const locale of LOCALES) {
     const out = template
       .replace(/<html lang="[^"]*">/, `<html lang="${htmlLang(locale)}">`)
       .replace('<div id="root"><!--app--></div>', `<div id="root" data-prerendered="${locale}">${html}</div>`)
-      .replace('<title>Steplight</title>', `<title>${escape(page.title(locale))}</title>${alternates}`);
+      .replace('<title>Steplight</title>', `<title>${escape(page.title(locale))}</title>${alternates}${preloads(page.lesson)}`);
     const file = join(dist, url.slice(base.length), 'index.html');
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, out);

@@ -1,5 +1,5 @@
 /** The debugger widget: thin components over one store. */
-import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore, type KeyboardEvent } from 'react';
 import { useStore } from 'zustand';
 import type { Locale, Widget as WidgetSpec } from '../lessons/types';
 import { widgetRequest } from '../lessons/run';
@@ -45,6 +45,13 @@ function enabled(action: Action, s: WidgetState): boolean {
   }
 }
 
+const unchanging = () => () => {};
+/**
+ * False in prerendered HTML and while React hydrates it, true once React handles events: until then a
+ * click on a prerendered control would do nothing, so the controls are shown disabled.
+ */
+const useHydrated = () => useSyncExternalStore(unchanging, () => true, () => false);
+
 export interface WidgetProps {
   widget: WidgetSpec;
   files: Record<string, string>;
@@ -67,6 +74,7 @@ export function Widget(props: WidgetProps) {
 
 function WidgetView({ widget, locale, store, linkTo }: WidgetProps & { store: WidgetStore }) {
   const s = useStore(store);
+  const live = useHydrated();
   const m = messages(locale);
   const ix = s.index;
   const cursor = s.pos.cursor;
@@ -121,7 +129,7 @@ function WidgetView({ widget, locale, store, linkTo }: WidgetProps & { store: Wi
           <legend>{m.scenarios}</legend>
           {widget.scenarios.map((sc) => (
             <label key={sc.id}>
-              <input type="radio" name={`${widget.lesson}-${widget.id}-scenario`} value={sc.id} checked={s.scenario === sc.id} onChange={() => actions.setScenario(sc.id)} />
+              <input type="radio" name={`${widget.lesson}-${widget.id}-scenario`} value={sc.id} checked={s.scenario === sc.id} disabled={!live} onChange={() => actions.setScenario(sc.id)} />
               {sc.label[locale]}
             </label>
           ))}
@@ -131,7 +139,7 @@ function WidgetView({ widget, locale, store, linkTo }: WidgetProps & { store: Wi
       <div className="sl-controls" ref={controls}>
         <div className="sl-toolbar" role="toolbar" aria-label={m.controls}>
           {ACTIONS.map(({ action, keys, call }) => (
-            <button key={action} type="button" data-action={action} disabled={!enabled(action, s)} aria-keyshortcuts={keys} title={keys ? `${m[action]} (${keys})` : m[action]} aria-label={m.short[action] ? m[action] : undefined} onClick={() => call(actions)}>
+            <button key={action} type="button" data-action={action} disabled={!live || !enabled(action, s)} aria-keyshortcuts={keys} title={keys ? `${m[action]} (${keys})` : m[action]} aria-label={m.short[action] ? m[action] : undefined} onClick={() => call(actions)}>
               {m.short[action] ? (
                 <>
                   <span className="sl-long">{m[action]}</span>
