@@ -4,9 +4,9 @@
  * for the random draw, to its trace in a fresh Python.
  */
 import { readFileSync } from 'node:fs';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { plain, type Trace } from '../trace/types';
-import { nodeRunner, type NodeRunner } from './node';
+import { cpythonHost, cpythonRun, nodeRunner, type CpythonHost, type NodeRunner } from './node';
 import { buildRequest } from './request';
 
 const file = (name: string) => readFileSync(new URL(`./clean/${name}`, import.meta.url), 'utf8');
@@ -19,6 +19,7 @@ const ordinary = () =>
     harness: { file: 'harness.py', code: 'from ordinary import ordinary, fingerprint\noutcome = [ordinary({"items": [1, 2]}), fingerprint()]\n' },
     inputs: {},
   });
+const BATTERY = ['patch_deepcopy', 'patch_len', 'patch_json', 'replace_module', 'mutate_tables', 'reach_recorder', 'write_files', 'plant_bytecode', 'change_process', 'exit_now', 'import_js'];
 const misbehave = (fn: string) =>
   buildRequest({
     lesson: 'misbehaving',
@@ -41,7 +42,7 @@ beforeAll(async () => {
 });
 
 describe('a misbehaving lesson leaves nothing for the next run', () => {
-  it.each(['patch_deepcopy', 'patch_len', 'patch_json', 'replace_module', 'mutate_tables', 'reach_recorder', 'write_files', 'plant_bytecode', 'change_process', 'exit_now', 'import_js'])('%s', (fn) => {
+  it.each(BATTERY)('%s', (fn) => {
     const bad = shared.run(misbehave(fn));
     expect(bad.steps.length).toBeGreaterThan(0);
     const after = shared.run(ordinary());
@@ -87,4 +88,57 @@ describe('CPython runs leave nothing on the host', () => {
       rmSync(parent, { recursive: true, force: true });
     }
   });
+});
+
+describe('one CPython for many runs (lessons:check): every run starts clean there too', () => {
+  let host: CpythonHost;
+  let first: Trace;
+  beforeAll(async () => {
+    host = cpythonHost();
+    first = await host.run(ordinary());
+    expect(first.error).toBeUndefined();
+  });
+  afterAll(() => host.close());
+
+  it.each(BATTERY)('%s', async (fn) => {
+    const bad = await host.run(misbehave(fn));
+    expect(bad.steps.length).toBeGreaterThan(0);
+    const after = await host.run(ordinary());
+    expect(after.error).toBeUndefined();
+    expect({ ...after, stats: undefined }).toEqual({ ...first, stats: undefined });
+    expect(host.started).toBe(1);
+  });
+
+  it('the reference recorder\'s runs are cleaned up after as well', async () => {
+    await host.reference(misbehave('change_process'));
+    await host.reference(misbehave('patch_json'));
+    expect({ ...(await host.run(ordinary())), stats: undefined }).toEqual({ ...first, stats: undefined });
+  });
+
+  it('the ordinary lesson gives the same trace as in a CPython of its own (but for its random draw)', () => {
+    expect(comparable(cpythonRun(ordinary()))).toBe(comparable(first));
+  });
+
+  it('lesson code cannot reach the requests or the results: file descriptors 0 and 1 go nowhere', async () => {
+    const code = 'import os\ndef f():\n    os.write(1, b"{\\"forged\\": true}\\n")\n    return os.read(0, 100)\n';
+    const trace = await host.run(buildRequest({ lesson: 'fds', files: { 'm.py': code }, source: 'm.py', symbol: 'f', harness: { file: 'h.py', code: 'from m import f\noutcome = f()\n' }, inputs: {} }));
+    expect(trace.error).toBeUndefined();
+    expect(plain(trace.outcome!)).toBe("b''");
+    expect((await host.run(ordinary())).error).toBeUndefined();
+  });
+
+  it('a lesson that ignores every interrupt: its process is ended, the run says Timeout, the next run gets a fresh CPython', async () => {
+    const code = 'def spin():\n    while True:\n        try:\n            while True:\n                pass\n        except KeyboardInterrupt:\n            pass\n\ndef f():\n    spin()\n';
+    const trace = await host.run(buildRequest({ lesson: 'stubborn', files: { 'm.py': code }, source: 'm.py', symbol: 'f', harness: { file: 'h.py', code: 'from m import f\nf()\n' }, inputs: {}, limits: { timeoutMs: 300 } }));
+    expect(trace.error).toMatchObject({ type: 'Timeout', message: expect.stringContaining('CPython ignored every interrupt') });
+    expect(comparable(await host.run(ordinary()))).toBe(comparable(first)); // a fresh CPython: its own random draw
+    expect(host.started).toBe(2);
+  }, 60_000);
+
+  it('a lesson that kills its own process: that run fails with a clear message, the next one runs', async () => {
+    const code = 'import os, signal\ndef f():\n    os.kill(os.getpid(), signal.SIGKILL)\n';
+    const request = buildRequest({ lesson: 'killer', files: { 'm.py': code }, source: 'm.py', symbol: 'f', harness: { file: 'h.py', code: 'from m import f\nf()\n' }, inputs: {} });
+    await expect(host.run(request)).rejects.toThrow(/CPython stopped \(SIGKILL\)/);
+    expect((await host.run(ordinary())).error).toBeUndefined();
+  }, 60_000);
 });

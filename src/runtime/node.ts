@@ -1,9 +1,10 @@
 /** Node hosts for the runner: Pyodide in this process, and CPython as a subprocess. */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { Worker } from 'node:worker_threads';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadPyodide } from 'pyodide';
 import type { ReferenceRun } from '../trace/reference';
@@ -138,7 +139,7 @@ export function cpythonReference(request: RunRequest, parent = tmpdir(), traced 
   return inOwnFolder(parent, (dir, env) => {
     const result = spawnSync(python, [REFERENCE_PATH, ...(traced ? [] : ['--untraced'])], {
       env,
-      input: JSON.stringify(referenceRequest(request, join(dir, 'lesson'))),
+      input: JSON.stringify(referenceRequest(request, join(dir, request.root))),
       encoding: 'utf8',
       maxBuffer: 512 * 1024 * 1024,
       timeout: 60_000,
@@ -155,7 +156,7 @@ export function cpythonRun(request: RunRequest, parent = tmpdir(), python = proc
   return inOwnFolder(parent, (dir, env) => {
     const result = spawnSync(python, [TRACER_PATH], {
       env,
-      input: JSON.stringify({ ...request, root: join(dir, 'lesson') }),
+      input: JSON.stringify({ ...request, root: join(dir, request.root) }), // the lesson's folder keeps its name, as in the page
       encoding: 'utf8',
       maxBuffer: 512 * 1024 * 1024,
       // the tracer's own watchdog interrupts at the limit; this kill is for code that ignores it
@@ -167,4 +168,104 @@ export function cpythonRun(request: RunRequest, parent = tmpdir(), python = proc
     if (result.status !== 0) throw new Error(`CPython tracer failed (${result.status}): ${result.stderr}`);
     return JSON.parse(result.stdout) as Trace;
   });
+}
+
+/** One long-lived CPython for many runs (see `serve` in steplight_tracer.py). */
+export interface CpythonHost {
+  run(request: RunRequest): Promise<Trace>;
+  /** The same request under the independent reference recorder, in the same CPython. */
+  reference(request: RunRequest, traced?: boolean): Promise<ReferenceRun>;
+  /** How many CPython processes were started: 1, plus one after each that had to be killed. */
+  readonly started: number;
+  close(): Promise<void>;
+}
+
+/**
+ * CPython as a host of many runs: one process (started on first use) instead of one per run, each run
+ * brought back to the baseline as in the page. Requests are answered one at a time. Lesson code
+ * that ignores every interrupt gets its process killed (the run is reported as a Timeout) and the
+ * next request starts a fresh one.
+ */
+export function cpythonHost(options: { parent?: string; python?: string } = {}): CpythonHost {
+  let proc: ChildProcess | null = null;
+  /** The request in progress: its answer comes from that process, or it fails with it. */
+  let waiting: { child: ChildProcess; resolve(line: string): void; reject(error: Error): void } | null = null;
+  let queue: Promise<unknown> = Promise.resolve();
+  let started = 0;
+  let stderr = '';
+
+  function start(): ChildProcess {
+    const folder = mkdtempSync(join(options.parent ?? tmpdir(), 'steplight-host-'));
+    for (const sub of ['lessons', 'tmp', 'home']) mkdirSync(join(folder, sub));
+    // imported under its own name, as in the page, so that lesson imports cannot reach it (hide())
+    const boot = `import sys; sys.path.insert(0, ${JSON.stringify(dirname(TRACER_PATH))}); import steplight_tracer; steplight_tracer.serve(sys.argv[1])`;
+    const child = spawn(options.python ?? process.env.PYTHON ?? 'python3', ['-c', boot, folder], {
+      cwd: folder,
+      env: { ...CPYTHON_ENV, TMPDIR: join(folder, 'tmp'), TEMP: join(folder, 'tmp'), HOME: join(folder, 'home') },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    started++;
+    stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => void (stderr = (stderr + chunk.toString()).slice(-4000)));
+    createInterface({ input: child.stdout! }).on('line', (line) => waiting?.child === child && waiting.resolve(line));
+    child.on('exit', (code, signal) => {
+      if (proc === child) proc = null;
+      rmSync(folder, { recursive: true, force: true });
+      if (waiting?.child === child) waiting.reject(new Error(`CPython stopped (${signal ?? `exit ${code}`})${stderr ? `: ${stderr.trim()}` : ''}`));
+    });
+    child.stdin!.on('error', () => {}); // a write to a process that just ended: its exit reports it
+    child.unref();
+    for (const stream of [child.stdin, child.stdout, child.stderr] as unknown as { unref?(): void }[]) stream.unref?.();
+    return child;
+  }
+
+  /** Send one request; null when CPython ignored every interrupt past the limit and was killed. */
+  function ask(message: object, limitMs: number): Promise<string | null> {
+    const answer = queue.then(
+      () =>
+        new Promise<string | null>((resolve, reject) => {
+          const child = (proc ??= start());
+          const timer = setTimeout(() => {
+            waiting = null;
+            proc = null; // the next request starts a fresh one
+            child.kill('SIGKILL');
+            resolve(null);
+          }, limitMs + 5_000);
+          waiting = {
+            child,
+            resolve: (line) => (clearTimeout(timer), (waiting = null), resolve(line)),
+            reject: (error) => (clearTimeout(timer), (waiting = null), reject(error)),
+          };
+          child.stdin!.write(`${JSON.stringify(message)}\n`);
+        }),
+    );
+    queue = answer.catch(() => {});
+    return answer;
+  }
+
+  const limitOf = (request: RunRequest) => request.limits?.timeoutMs ?? DEFAULT_LIMITS.timeoutMs;
+  return {
+    get started() {
+      return started;
+    },
+    async run(request) {
+      const line = await ask({ op: 'run', request }, limitOf(request));
+      const trace = line === null ? null : (JSON.parse(line) as Trace & { lost?: boolean });
+      return trace && !trace.lost ? trace : timeoutTrace(request, limitOf(request), line === null ? 'CPython ignored every interrupt and was killed' : '');
+    },
+    async reference(request, traced = true) {
+      const line = await ask({ op: 'reference', request: referenceRequest(request), traced }, limitOf(request));
+      const run = line === null ? null : (JSON.parse(line) as ReferenceRun & { lost?: boolean });
+      return run && !run.lost ? run : { steps: [], outcome: null, stdout: '', error: 'KeyboardInterrupt' };
+    },
+    close() {
+      const child = proc;
+      proc = null;
+      if (!child || child.exitCode !== null) return Promise.resolve();
+      return new Promise((resolve) => {
+        child.once('exit', () => resolve());
+        child.stdin!.end(); // CPython ends when its requests end
+      });
+    },
+  };
 }

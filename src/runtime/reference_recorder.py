@@ -14,6 +14,8 @@ import sys
 import types
 
 TOOL = 4  # a sys.monitoring tool id the product never uses
+# bound at import: a lesson that patches json.dumps changes its own code, not this report of its run
+dumps, loads = json.dumps, json.loads
 
 
 class Values:
@@ -117,7 +119,7 @@ def left_normally(frame):
 def record(request_json, traced=True):
     """Run the request's harness; return {steps, outcome, stdout, error} as JSON (for Pyodide, or
     main()). With traced=False nothing is recorded: what the code does with no tracer at all."""
-    request = json.loads(request_json)
+    request = loads(request_json)
     limits = {"strLen": 200, "items": 50, "depth": 4}
     limits.update({k: v for k, v in request.get("limits", {}).items() if k in limits})
     root = request["root"].rstrip("/") + "/"
@@ -214,7 +216,7 @@ def record(request_json, traced=True):
         for mod in [m for m, module in sys.modules.items() if (getattr(module, "__file__", "") or "").startswith(root)]:
             del sys.modules[mod]
     outcome = safe(namespace["outcome"]) if "outcome" in namespace else None
-    return json.dumps({"steps": steps, "outcome": outcome, "stdout": "".join(printed), "error": error}, ensure_ascii=True)
+    return dumps({"steps": steps, "outcome": outcome, "stdout": "".join(printed), "error": error}, ensure_ascii=True)
 
 
 if __name__ == "__main__":

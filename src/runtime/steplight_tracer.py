@@ -724,6 +724,7 @@ class LessonFolders:
     def __init__(self):
         self.known = {}  # path -> (size, mtime_ns, crc of a .pyc)
         self.tops = set()  # the top folders lessons live under (e.g. /steplight)
+        self.top = None  # set by a host that keeps every lesson under one folder of its own (serve)
 
     @staticmethod
     def state(path):
@@ -740,7 +741,9 @@ class LessonFolders:
         """Write the lesson's files and compile them (outside any run)."""
         import py_compile
 
-        self.tops.add("/" + root.strip("/").split("/")[0])
+        if self.top is not None and not root.startswith(self.top + "/"):
+            raise ValueError("lesson root %s is outside %s, the folder this host keeps lessons in" % (root, self.top))
+        self.tops.add(self.top or "/" + root.strip("/").split("/")[0])
         write_files(root, files)
         for rel in files:
             path = os.path.join(root, rel)
@@ -1030,6 +1033,82 @@ def main():
     watchdog(limits["timeoutMs"] / 1000 + 0.5)
     out = run(request_json, ascii=True)
     uninterrupted(write_out, out)  # the run is over: a late interrupt must not cut the output
+
+
+class Watchdog:
+    """The CPython host of many runs (serve): one thread that interrupts the main thread when the run
+    in progress outlives its limit, and again every 200 ms while lesson code swallows
+    KeyboardInterrupt. Disarmed under the lock, so an interrupt meant for one run never lands in the
+    next."""
+
+    def __init__(self):
+        self.lock = threading.Condition()
+        self.deadline = None
+        self.main = threading.main_thread().ident
+        threading.Thread(target=self.guard, daemon=True).start()
+
+    def arm(self, seconds):
+        with self.lock:
+            self.deadline = time.monotonic() + seconds
+            self.lock.notify()
+
+    def disarm(self):
+        with self.lock:
+            self.deadline = None
+
+    def guard(self):
+        with self.lock:
+            while True:
+                left = None if self.deadline is None else self.deadline - time.monotonic()
+                if left is None or left > 0:
+                    self.lock.wait(left)
+                    continue
+                signal.pthread_kill(self.main, signal.SIGINT)
+                self.deadline = time.monotonic() + 0.2
+
+
+def serve(folder):
+    """CPython host for many runs (lessons:check; `import steplight_tracer; steplight_tracer.serve(folder)`,
+    imported under its own name so hide() keeps it from lesson code): one process, one request per line on stdin, one
+    result per line on stdout. Every run is brought back to the baseline afterwards, as in the page,
+    and lessons, TMPDIR and HOME live in `folder` (lessons/, tmp/, home/), the only place a run's files
+    are swept from. Requests: {"op": "run", "request": …} gives a trace; {"op": "reference", "request":
+    …, "traced": bool} the independent reference recorder's run. Lesson code cannot reach the protocol:
+    file descriptors 0 and 1 point to /dev/null during runs."""
+    requests = os.fdopen(os.dup(0), "r", encoding="utf-8")
+    results = os.fdopen(os.dup(1), "w", encoding="ascii")
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 0)
+    os.dup2(null, 1)
+    sys.stdin = open(os.devnull, encoding="utf-8")
+    sys.stdout = open(os.devnull, "w", encoding="utf-8")
+    folder = os.path.realpath(folder)
+    sys.path[:] = [p for p in sys.path if p]  # python -c put the working folder first; a script run has no such entry
+    Baseline.WATCHED = (os.path.join(folder, "tmp"), os.path.join(folder, "home"))
+    LESSONS.top = os.path.join(folder, "lessons")
+    import reference_recorder  # before the baseline, which would drop it after every run
+
+    settle()
+    dog = Watchdog()
+    for line in requests:
+        message = json_loads(line)
+        request = message["request"]
+        request["root"] = LESSONS.top + "/" + request["root"].strip("/")
+        limits = dict(DEFAULT_LIMITS, **request.get("limits", {}))
+        request_json = json_dumps(request)
+        dog.arm(limits["timeoutMs"] / 1000 + 0.5)
+        try:
+            if message["op"] == "reference":
+                out = reference_recorder.record(request_json, message.get("traced", True))
+            else:
+                out = run(request_json, ascii=True)
+        except KeyboardInterrupt:  # the host's interrupt after the run had ended, before the disarm
+            out = json_dumps({"error": stop_error("time", limits), "lost": True})
+        finally:
+            uninterrupted(dog.disarm)
+        STATE.dirty = BASELINE is not None  # the reference recorder's runs are cleaned too
+        clean()
+        uninterrupted(lambda: (results.write(out + "\n"), results.flush()))
 
 
 def write_out(text):

@@ -5,6 +5,7 @@ import json
 import os
 import random
 import sys
+import tempfile
 import warnings
 
 
@@ -25,7 +26,7 @@ def fingerprint():
         "cwd_is_lesson": os.path.basename(os.getcwd()),
         "gc": gc.isenabled(),
         "warnings": len(warnings.filters),
-        "tmp": sorted(os.listdir("/tmp")),
+        "tmp": sorted(os.listdir(tempfile.gettempdir())),
         "excepthook": sys.excepthook is sys.__excepthook__,
         "profile": sys.getprofile() is None,
         "tracer_hidden": "steplight_tracer" not in sys.modules,
