@@ -50,6 +50,12 @@ describe('a misbehaving lesson leaves nothing for the next run', () => {
     expect({ ...after, stats: undefined }).toEqual({ ...clean, stats: undefined });
   });
 
+  it('the reference recorder\'s runs (lessons:check) are cleaned up after as well', () => {
+    shared.reference(misbehave('change_process'));
+    shared.reference(misbehave('patch_json'));
+    expect({ ...shared.run(ordinary()), stats: undefined }).toEqual({ ...clean, stats: undefined });
+  });
+
   it('the ordinary lesson gives the same trace in a fresh Python (but for its random draw)', async () => {
     const fresh = await nodeRunner();
     expect(comparable(fresh.run(ordinary()))).toBe(comparable(clean));

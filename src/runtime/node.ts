@@ -80,9 +80,14 @@ export async function nodeRunner(options: { graceMs?: number; hardMs?: number } 
   const runner = createRunner(py, tracerSource());
   py.FS.writeFile('/steplight/runtime/reference_recorder.py', readFileSync(REFERENCE_PATH, 'utf8'));
   const record = py.runPython('import reference_recorder\nreference_recorder.record') as (json: string, traced: boolean) => string;
+  const cleanAfterReference = py.runPython('lambda: steplight_tracer.clean(after_other=True)') as () => number;
   let id = 0;
   return {
-    reference: (request, traced = true) => guarded(request, () => JSON.parse(record(JSON.stringify(referenceRequest(request)), traced)) as ReferenceRun),
+    reference: (request, traced = true) => {
+      const run = guarded(request, () => JSON.parse(record(JSON.stringify(referenceRequest(request)), traced)) as ReferenceRun);
+      cleanAfterReference(); // what the lesson changed during the reference run must not reach the next run
+      return run;
+    },
     get runs() {
       return { last: id, interrupted: Atomics.load(flags, 3) };
     },

@@ -980,11 +980,14 @@ def restore(saved, root):
 STATE = types.SimpleNamespace(dirty=False, targets={}, quiet=0, interrupts=0)
 
 
-def clean():
+def clean(after_other=False):
     """Bring the long-lived Python (the page's, the checks') back to its baseline: the host calls
     this after sending a run's result, off the reader's path; a run cleans first if it was not.
-    Returns the milliseconds it took."""
+    `after_other`: code other than a run (the reference recorder's) ran since. Returns the
+    milliseconds it took."""
     started = time.perf_counter()
+    if after_other:
+        STATE.dirty = BASELINE is not None
     if STATE.dirty and BASELINE is not None:
         uninterrupted(lambda: (BASELINE.restore(), LESSONS.sweep()))
     STATE.dirty = False
@@ -1106,8 +1109,7 @@ def serve(folder):
             out = json_dumps({"error": stop_error("time", limits), "lost": True})
         finally:
             uninterrupted(dog.disarm)
-        STATE.dirty = BASELINE is not None  # the reference recorder's runs are cleaned too
-        clean()
+        clean(after_other=True)  # the reference recorder's runs are cleaned too
         uninterrupted(lambda: (results.write(out + "\n"), results.flush()))
 
 
