@@ -5,10 +5,11 @@ import { lessonDirs } from '../src/lessons/load';
 import { nodeRunner } from '../src/runtime/node';
 
 async function main() {
+  process.exitCode = 2; // unless the check gets to its summary
   const dirs = process.argv.length > 2 ? process.argv.slice(2).map((d) => resolve(d)) : lessonDirs(resolve('lessons'));
-  const result = checkLessons(dirs, await nodeRunner());
+  const result = await checkLessons(dirs, await nodeRunner());
   console.log(`lessons:check: ${result.passed} passed, ${result.failed} failed${result.warnings ? `, ${result.warnings} warnings` : ''}`);
-  process.exit(result.failed ? 1 : 0);
+  process.exitCode = result.failed ? 1 : 0;
 }
 
 main().catch((error: Error) => {

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cpythonRun, nodeRunner, type NodeRunner } from '../runtime/node';
+import { cpythonHost, cpythonRun, nodeRunner, type NodeRunner } from '../runtime/node';
 import { buildRequest } from '../runtime/request';
 import { checkLessons } from './check';
 
@@ -28,38 +28,38 @@ function lessonDir(yaml: string, files: Record<string, string>): string {
 
 const yaml = (scenarios: string) => `title: Demo\nwidgets:\n  - id: w\n    source: m.py\n    symbol: f\n    harness: h.py\n    scenarios:\n${scenarios}`;
 
-function check(dir: string) {
+async function check(dir: string) {
   const lines: string[] = [];
-  const result = checkLessons([dir], pyodide, (line) => lines.push(line));
+  const result = await checkLessons([dir], pyodide, (line) => lines.push(line));
   return { ...result, lines };
 }
 
 describe('lessons:check messages', () => {
-  it('a wrong expect shows a structural diff, one line per difference', () => {
+  it('a wrong expect shows a structural diff, one line per difference', async () => {
     const dir = lessonDir(yaml('      - {id: a, label: A, expect: {outcome: {blocked: null, warnings: [x, y]}}}\n'), {
       'm.py': 'def f():\n    return {"blocked": "no", "warnings": ["x"]}\n',
       'h.py': 'from m import f\noutcome = f()\n',
     });
-    const { failed, lines } = check(dir);
+    const { failed, lines } = await check(dir);
     expect(failed).toBe(2); // CPython and Pyodide
     const text = lines.join('\n');
     expect(text).toContain('outcome.blocked: expected null, got "no"');
     expect(text).toContain('outcome.warnings[1]: expected "y", missing');
   });
 
-  it('a harness that never sets outcome says so', () => {
+  it('a harness that never sets outcome says so', async () => {
     const dir = lessonDir(yaml('      - {id: a, label: A, expect: {outcome: 1}}\n'), { 'm.py': 'def f():\n    return 1\n', 'h.py': 'from m import f\nresult = f()\n' });
-    const { lines } = check(dir);
+    const { lines } = await check(dir);
     expect(lines.filter((l) => l.startsWith('FAIL'))).toEqual([
       'FAIL demo/w#a (cpython): the harness never set `outcome` (assign the result to a variable named outcome)',
       'FAIL demo/w#a (pyodide): the harness never set `outcome` (assign the result to a variable named outcome)',
     ]);
   });
 
-  it('one syntax error is reported once, not once per scenario and runtime', () => {
+  it('one syntax error is reported once, not once per scenario and runtime', async () => {
     const scenarios = ['a', 'b', 'c', 'd'].map((id) => `      - {id: ${id}, label: ${id}, expect: {outcome: 1}}\n`).join('');
     const dir = lessonDir(yaml(scenarios), { 'm.py': 'def f():\n    return 1\n', 'h.py': 'from m import f\noutcome = f(\n' });
-    const { failed, lines } = check(dir);
+    const { failed, lines } = await check(dir);
     const fails = lines.filter((l) => l.startsWith('FAIL'));
     expect(fails.filter((l) => l.includes('SyntaxError'))).toHaveLength(2); // the first run, and the summary of the rest
     expect(fails[0]).toMatch(/^FAIL demo\/w#a \(cpython\): unexpected error SyntaxError/);
@@ -67,14 +67,14 @@ describe('lessons:check messages', () => {
     expect(failed).toBe(8);
   });
 
-  it('a scenario without expect passes with a warning', () => {
+  it('a scenario without expect passes with a warning', async () => {
     const dir = lessonDir(yaml('      - {id: a, label: A}\n'), { 'm.py': 'def f():\n    return 1\n', 'h.py': 'from m import f\noutcome = f()\n' });
-    const { passed, failed, warnings, lines } = check(dir);
+    const { passed, failed, warnings, lines } = await check(dir);
     expect({ passed, failed, warnings }).toEqual({ passed: 2, failed: 0, warnings: 1 });
     expect(lines[0]).toBe('warn demo/w#a: no expect, so the scenario is run but nothing is checked (add expect: {outcome: …})');
   });
 
-  it('fails a lesson whose trace disagrees with the independent reference recorder', () => {
+  it('fails a lesson whose trace disagrees with the independent reference recorder', async () => {
     const dir = lessonDir(yaml('      - {id: a, label: A, expect: {outcome: 3}}\n'), { 'm.py': 'def f():\n    x = 1\n    return x + 2\n', 'h.py': 'from m import f\noutcome = f()\n' });
     // the real runner, with one recorded line number shifted, as a recorder bug would
     const skewed: NodeRunner = Object.assign(Object.create(pyodide) as NodeRunner, {
@@ -85,9 +85,26 @@ describe('lessons:check messages', () => {
       },
     });
     const lines: string[] = [];
-    const result = checkLessons([dir], skewed, (line) => lines.push(line));
+    const result = await checkLessons([dir], skewed, (line) => lines.push(line));
     expect(result.failed).toBe(1);
     expect(lines).toContain('FAIL demo/w#a (pyodide): the trace disagrees with the independent reference recorder: step 2: line 3 in the trace, 2 in the reference (please report this: the recorder is wrong)');
+  });
+});
+
+describe('one CPython for the whole check', () => {
+  it('every scenario of every lesson runs in the same CPython process, and the check still passes', async () => {
+    const scenarios = ['a', 'b', 'c'].map((id, i) => `      - {id: ${id}, label: ${id}, inputs: {n: ${i}}, expect: {outcome: ${i + 1}}}\n`).join('');
+    const one = lessonDir(yaml(scenarios), { 'm.py': 'def f(n):\n    return n + 1\n', 'h.py': 'from m import f\noutcome = f(n)\n' });
+    const two = lessonDir(yaml(scenarios), { 'm.py': 'import os\ndef f(n):\n    os.environ["LEFT"] = "x"\n    return n + 1\n', 'h.py': 'from m import f\noutcome = f(n)\n' });
+    const host = cpythonHost();
+    try {
+      const lines: string[] = [];
+      const result = await checkLessons([one, two], pyodide, (line) => lines.push(line), host);
+      expect(result, lines.join('\n')).toMatchObject({ passed: 12, failed: 0 });
+      expect(host.started).toBe(1);
+    } finally {
+      await host.close();
+    }
   });
 });
 

@@ -1,8 +1,6 @@
 /** lessons:check as a function (Node only): the script, the unit tests and the bench call it. */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { cpythonReference, cpythonRun, type NodeRunner } from '../runtime/node';
+import { cpythonHost, type CpythonHost, type NodeRunner } from '../runtime/node';
 import { compareWithReference } from '../trace/reference';
 import type { Trace } from '../trace/types';
 import { loadLesson } from './load';
@@ -52,10 +50,21 @@ export interface CheckResult {
 
 /**
  * Check lessons: schema, files, symbols (against Python's own ast), and every scenario under CPython
- * and Pyodide against its expect. Prints one line per scenario run (`log`); an error that every run
- * of a lesson shares (a syntax error, a bad import) is reported once.
+ * and Pyodide against its expect and the independent reference recorder. Prints one line per
+ * scenario run (`log`); an error that every run of a lesson shares (a syntax error, a bad import) is
+ * reported once. One CPython serves every run (given, or started here and closed at the end); it
+ * works on a scenario while Pyodide, in this process, runs the same scenario.
  */
-export function checkLessons(dirs: string[], pyodide: NodeRunner, log: (line: string) => void = console.log): CheckResult {
+export async function checkLessons(dirs: string[], pyodide: NodeRunner, log: (line: string) => void = console.log, cpython?: CpythonHost): Promise<CheckResult> {
+  const host = cpython ?? cpythonHost();
+  try {
+    return await checkWith(dirs, pyodide, host, log);
+  } finally {
+    if (!cpython) await host.close();
+  }
+}
+
+async function checkWith(dirs: string[], pyodide: NodeRunner, cpython: CpythonHost, log: (line: string) => void): Promise<CheckResult> {
   let failures = 0;
   let passed = 0;
   let warnings = 0;
@@ -74,55 +83,59 @@ export function checkLessons(dirs: string[], pyodide: NodeRunner, log: (line: st
     const blocks = lesson.widgets.flatMap((w) => [w, ...w.standins]);
     for (const problem of astRanges(lesson, blocks)) fail(lesson.id, problem);
     const repeated = new Map<string, number>(); // a shared error -> how many more runs hit it
-    const root = mkdtempSync(`${tmpdir()}/steplight-check-`);
-    try {
-      for (const widget of lesson.widgets) {
-        for (const scenario of widget.scenarios) {
-          if (!Object.keys(scenario.expect).length) {
-            warnings++;
-            log(`warn ${lesson.id}/${widget.id}#${scenario.id}: no expect, so the scenario is run but nothing is checked (add expect: {outcome: …})`);
+    for (const widget of lesson.widgets) {
+      for (const scenario of widget.scenarios) {
+        if (!Object.keys(scenario.expect).length) {
+          warnings++;
+          log(`warn ${lesson.id}/${widget.id}#${scenario.id}: no expect, so the scenario is run but nothing is checked (add expect: {outcome: …})`);
+        }
+        const request = widgetRequest(lesson.files, widget, scenario.id);
+        const onCpython = settle(cpython.both(request)); // CPython works while Pyodide runs below
+        const onPyodide = await settle(Promise.resolve().then(() => ({ trace: pyodide.run(request), reference: () => pyodide.reference(request) })));
+        for (const [engine, outcome] of [
+          ['cpython', await onCpython],
+          ['pyodide', onPyodide],
+        ] as const) {
+          const where = `${lesson.id}/${widget.id}#${scenario.id} (${engine})`;
+          if ('error' in outcome) {
+            fail(where, `the run itself failed: ${outcome.error.message}`);
+            continue;
           }
-          const request = widgetRequest(lesson.files, widget, scenario.id);
-          for (const [engine, run, reference] of [
-            ['cpython', () => cpythonRun(request, root), () => cpythonReference(request, root)],
-            ['pyodide', () => pyodide.run(request), () => pyodide.reference(request)],
-          ] as const) {
-            const where = `${lesson.id}/${widget.id}#${scenario.id} (${engine})`;
-            let trace;
-            try {
-              trace = run();
-            } catch (error) {
-              fail(where, `the run itself failed: ${(error as Error).message}`);
-              continue;
-            }
-            const shared = sharedError(trace, lesson);
-            if (shared && repeated.has(shared)) {
-              repeated.set(shared, repeated.get(shared)! + 1);
-              failures++;
-              continue;
-            }
-            const problems = checkExpect(trace, scenario.expect).map((p) => p + asyncHint(p, widget));
-            if (!trace.truncated && trace.steps.length) {
-              const mismatch = compareWithReference(trace, reference());
-              if (mismatch) problems.push(`the trace disagrees with the independent reference recorder: ${mismatch} (please report this: the recorder is wrong)`);
-            }
-            if (shared && problems.length) repeated.set(shared, 0);
-            if (!trace.steps.some((s) => s.event === 'call') && !scenario.expect.error && !shared) problems.push(`${widget.symbol} was never called`);
-            if (trace.target.firstLine !== undefined && trace.target.firstLine !== widget.firstLine) problems.push(`code object starts at line ${trace.target.firstLine}, widget at ${widget.firstLine}`);
-            if (problems.length) problems.forEach((p) => fail(where, p));
-            else {
-              passed++;
-              log(`ok   ${where}: ${trace.steps.length} steps`);
-            }
+          const { trace } = outcome.value;
+          const shared = sharedError(trace, lesson);
+          if (shared && repeated.has(shared)) {
+            repeated.set(shared, repeated.get(shared)! + 1);
+            failures++;
+            continue;
+          }
+          const problems = checkExpect(trace, scenario.expect).map((p) => p + asyncHint(p, widget));
+          if (!trace.truncated && trace.steps.length) {
+            const reference = outcome.value.reference;
+            const mismatch = compareWithReference(trace, typeof reference === 'function' ? reference() : reference);
+            if (mismatch) problems.push(`the trace disagrees with the independent reference recorder: ${mismatch} (please report this: the recorder is wrong)`);
+          }
+          if (shared && problems.length) repeated.set(shared, 0);
+          if (!trace.steps.some((s) => s.event === 'call') && !scenario.expect.error && !shared) problems.push(`${widget.symbol} was never called`);
+          if (trace.target.firstLine !== undefined && trace.target.firstLine !== widget.firstLine) problems.push(`code object starts at line ${trace.target.firstLine}, widget at ${widget.firstLine}`);
+          if (problems.length) problems.forEach((p) => fail(where, p));
+          else {
+            passed++;
+            log(`ok   ${where}: ${trace.steps.length} steps`);
           }
         }
       }
-    } finally {
-      rmSync(root, { recursive: true, force: true });
     }
     for (const [error, more] of repeated) if (more) log(`FAIL ${lesson.id}: ${more} more runs failed with the same ${error}`);
   }
   return { passed, failed: failures, warnings };
+}
+
+/** A promise's value or its error, never a rejection (so a failed run is reported, not thrown). */
+function settle<T>(promise: Promise<T>): Promise<{ value: T } | { error: Error }> {
+  return promise.then(
+    (value) => ({ value }),
+    (error: Error) => ({ error }),
+  );
 }
 
 /** asyncio.run needs WebAssembly stack switching, which Node and some browsers lack: say what to do. */

@@ -135,7 +135,7 @@ describe('one CPython for many runs (lessons:check): every run starts clean ther
 
   it('a lesson that ignores every interrupt: its process is ended, the run says Timeout, the next run gets a fresh CPython', async () => {
     const code = 'def spin():\n    while True:\n        try:\n            while True:\n                pass\n        except KeyboardInterrupt:\n            pass\n\ndef f():\n    spin()\n';
-    const trace = await host.run(buildRequest({ lesson: 'stubborn', files: { 'm.py': code }, source: 'm.py', symbol: 'f', harness: { file: 'h.py', code: 'from m import f\nf()\n' }, inputs: {}, limits: { timeoutMs: 300 } }));
+    const trace = await host.run(buildRequest({ lesson: 'stubborn', files: { 'm.py': code }, source: 'm.py', symbol: 'f', harness: { file: 'h.py', code: 'from m import f\nf()\n' }, inputs: {} }, { timeoutMs: 300 }));
     expect(trace.error).toMatchObject({ type: 'Timeout', message: expect.stringContaining('CPython ignored every interrupt') });
     expect(comparable(await host.run(ordinary()))).toBe(comparable(first)); // a fresh CPython: its own random draw
     expect(host.started).toBe(2);

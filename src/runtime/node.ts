@@ -180,6 +180,8 @@ export interface CpythonHost {
   run(request: RunRequest): Promise<Trace>;
   /** The same request under the independent reference recorder, in the same CPython. */
   reference(request: RunRequest, traced?: boolean): Promise<ReferenceRun>;
+  /** Both, in one exchange (lessons:check): CPython works on them while the caller does other work. */
+  both(request: RunRequest): Promise<{ trace: Trace; reference: ReferenceRun }>;
   /** How many CPython processes were started: 1, plus one after each that had to be killed. */
   readonly started: number;
   close(): Promise<void>;
@@ -225,7 +227,7 @@ export function cpythonHost(options: { parent?: string; python?: string } = {}):
   }
 
   /** Send one request; null when CPython ignored every interrupt past the limit and was killed. */
-  function ask(message: object, limitMs: number): Promise<string | null> {
+  function ask(message: object[], limitMs: number): Promise<string | null> {
     const answer = queue.then(
       () =>
         new Promise<string | null>((resolve, reject) => {
@@ -249,25 +251,39 @@ export function cpythonHost(options: { parent?: string; python?: string } = {}):
   }
 
   const limitOf = (request: RunRequest) => request.limits?.timeoutMs ?? DEFAULT_LIMITS.timeoutMs;
+  const traceOf = (request: RunRequest, out: (Trace & { lost?: boolean }) | undefined) =>
+    out && !out.lost ? out : timeoutTrace(request, limitOf(request), out ? '' : 'CPython ignored every interrupt and was killed');
+  const referenceOf = (out: (ReferenceRun & { lost?: boolean }) | undefined): ReferenceRun => (out && !out.lost ? out : { steps: [], outcome: null, stdout: '', error: 'KeyboardInterrupt' });
+  /** Jobs for one request line; their results, or none when the process had to be killed. */
+  async function jobs(request: RunRequest, list: object[]): Promise<unknown[]> {
+    const line = await ask(list, limitOf(request) * list.length);
+    return line === null ? [] : (JSON.parse(line) as unknown[]);
+  }
   return {
     get started() {
       return started;
     },
     async run(request) {
-      const line = await ask({ op: 'run', request }, limitOf(request));
-      const trace = line === null ? null : (JSON.parse(line) as Trace & { lost?: boolean });
-      return trace && !trace.lost ? trace : timeoutTrace(request, limitOf(request), line === null ? 'CPython ignored every interrupt and was killed' : '');
+      const [trace] = await jobs(request, [{ op: 'run', request }]);
+      return traceOf(request, trace as Trace);
     },
     async reference(request, traced = true) {
-      const line = await ask({ op: 'reference', request: referenceRequest(request), traced }, limitOf(request));
-      const run = line === null ? null : (JSON.parse(line) as ReferenceRun & { lost?: boolean });
-      return run && !run.lost ? run : { steps: [], outcome: null, stdout: '', error: 'KeyboardInterrupt' };
+      const [run] = await jobs(request, [{ op: 'reference', request: referenceRequest(request), traced }]);
+      return referenceOf(run as ReferenceRun);
+    },
+    async both(request) {
+      const [trace, reference] = await jobs(request, [
+        { op: 'run', request },
+        { op: 'reference', request: referenceRequest(request), traced: true },
+      ]);
+      return { trace: traceOf(request, trace as Trace), reference: referenceOf(reference as ReferenceRun) };
     },
     close() {
       const child = proc;
       proc = null;
       if (!child || child.exitCode !== null) return Promise.resolve();
       return new Promise((resolve) => {
+        child.ref(); // keeps Node running until CPython has ended
         child.once('exit', () => resolve());
         child.stdin!.end(); // CPython ends when its requests end
       });

@@ -1075,9 +1075,10 @@ def serve(folder):
     imported under its own name so hide() keeps it from lesson code): one process, one request per line on stdin, one
     result per line on stdout. Every run is brought back to the baseline afterwards, as in the page,
     and lessons, TMPDIR and HOME live in `folder` (lessons/, tmp/, home/), the only place a run's files
-    are swept from. Requests: {"op": "run", "request": …} gives a trace; {"op": "reference", "request":
-    …, "traced": bool} the independent reference recorder's run. Lesson code cannot reach the protocol:
-    file descriptors 0 and 1 point to /dev/null during runs."""
+    are swept from. A request is a list of jobs, answered by the list of their results: {"op": "run",
+    "request": …} gives a trace; {"op": "reference", "request": …, "traced": bool} the independent
+    reference recorder's run. Lesson code cannot reach the protocol: file descriptors 0 and 1 point to
+    /dev/null."""
     requests = os.fdopen(os.dup(0), "r", encoding="utf-8")
     results = os.fdopen(os.dup(1), "w", encoding="ascii")
     null = os.open(os.devnull, os.O_RDWR)
@@ -1094,23 +1095,25 @@ def serve(folder):
     settle()
     dog = Watchdog()
     for line in requests:
-        message = json_loads(line)
-        request = message["request"]
-        request["root"] = LESSONS.top + "/" + request["root"].strip("/")
-        limits = dict(DEFAULT_LIMITS, **request.get("limits", {}))
-        request_json = json_dumps(request)
-        dog.arm(limits["timeoutMs"] / 1000 + 0.5)
-        try:
-            if message["op"] == "reference":
-                out = reference_recorder.record(request_json, message.get("traced", True))
-            else:
-                out = run(request_json, ascii=True)
-        except KeyboardInterrupt:  # the host's interrupt after the run had ended, before the disarm
-            out = json_dumps({"error": stop_error("time", limits), "lost": True})
-        finally:
-            uninterrupted(dog.disarm)
-        clean(after_other=True)  # the reference recorder's runs are cleaned too
-        uninterrupted(lambda: (results.write(out + "\n"), results.flush()))
+        outs = [answer(dog, job["op"], job["request"], job.get("traced", True), reference_recorder) for job in json_loads(line)]
+        uninterrupted(lambda: (results.write("[%s]\n" % ",".join(outs)), results.flush()))
+
+
+def answer(dog, op, request, traced, reference_recorder):
+    """One job of serve(): a run ("run") or the reference recorder's run ("reference") of a request,
+    under the watchdog, and Python brought back to the baseline afterwards."""
+    request["root"] = LESSONS.top + "/" + request["root"].strip("/")
+    limits = dict(DEFAULT_LIMITS, **request.get("limits", {}))
+    request_json = json_dumps(request)
+    dog.arm(limits["timeoutMs"] / 1000 + 0.5)
+    try:
+        out = reference_recorder.record(request_json, traced) if op == "reference" else run(request_json, ascii=True)
+    except KeyboardInterrupt:  # the host's interrupt after the run had ended, before the disarm
+        out = json_dumps({"error": stop_error("time", limits), "lost": True})
+    finally:
+        uninterrupted(dog.disarm)
+    clean(after_other=True)  # the reference recorder's runs are cleaned too
+    return out
 
 
 def write_out(text):
