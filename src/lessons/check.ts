@@ -46,6 +46,10 @@ export interface CheckResult {
   passed: number;
   failed: number;
   warnings: number;
+  /** Scenarios run (each under CPython and Pyodide), the check's wall time, and of it the time Pyodide spent in the traced runs themselves. */
+  scenarios: number;
+  checkMs: number;
+  runMs: number;
 }
 
 /**
@@ -68,6 +72,9 @@ async function checkWith(dirs: string[], pyodide: NodeRunner, cpython: CpythonHo
   let failures = 0;
   let passed = 0;
   let warnings = 0;
+  let scenarios = 0;
+  let runMs = 0;
+  const started = performance.now();
   const fail = (where: string, problem: string) => {
     failures++;
     log(`FAIL ${where}: ${problem}`);
@@ -92,6 +99,8 @@ async function checkWith(dirs: string[], pyodide: NodeRunner, cpython: CpythonHo
         const request = widgetRequest(lesson.files, widget, scenario.id);
         const onCpython = settle(cpython.both(request)); // CPython works while Pyodide runs below
         const onPyodide = await settle(Promise.resolve().then(() => ({ trace: pyodide.run(request), reference: () => pyodide.reference(request) })));
+        scenarios++;
+        if ('value' in onPyodide) runMs += onPyodide.value.trace.stats.durationMs;
         for (const [engine, outcome] of [
           ['cpython', await onCpython],
           ['pyodide', onPyodide],
@@ -127,7 +136,7 @@ async function checkWith(dirs: string[], pyodide: NodeRunner, cpython: CpythonHo
     }
     for (const [error, more] of repeated) if (more) log(`FAIL ${lesson.id}: ${more} more runs failed with the same ${error}`);
   }
-  return { passed, failed: failures, warnings };
+  return { passed, failed: failures, warnings, scenarios, checkMs: performance.now() - started, runMs };
 }
 
 /** A promise's value or its error, never a rejection (so a failed run is reported, not thrown). */
