@@ -135,6 +135,12 @@ async function checkWith(dirs: string[], pyodide: NodeRunner, cpython: CpythonHo
       }
     }
     for (const [error, more] of repeated) if (more) log(`FAIL ${lesson.id}: ${more} more runs failed with the same ${error}`);
+    // done with this lesson: each clean walks every lesson folder, so they must not pile up
+    const roots = new Set(lesson.widgets.map((w) => widgetRequest(lesson.files, w).root));
+    for (const root of roots) {
+      pyodide.forget(root);
+      await cpython.forget(root);
+    }
   }
   return { passed, failed: failures, warnings, scenarios, checkMs: performance.now() - started, runMs };
 }

@@ -56,6 +56,13 @@ describe('a misbehaving lesson leaves nothing for the next run', () => {
     expect({ ...shared.run(ordinary()), stats: undefined }).toEqual({ ...clean, stats: undefined });
   });
 
+  it('a lesson the host is done with is forgotten (lessons:check): its folder goes, and a later run writes it again', () => {
+    const request = ordinary();
+    shared.forget(request.root);
+    expect(shared.run(ordinary()).error).toBeUndefined();
+    expect({ ...shared.run(ordinary()), stats: undefined }).toEqual({ ...clean, stats: undefined });
+  });
+
   it('the ordinary lesson gives the same trace in a fresh Python (but for its random draw)', async () => {
     const fresh = await nodeRunner();
     expect(comparable(fresh.run(ordinary()))).toBe(comparable(clean));
@@ -118,6 +125,11 @@ describe('one CPython for many runs (lessons:check): every run starts clean ther
   it('the reference recorder\'s runs are cleaned up after as well', async () => {
     await host.reference(misbehave('change_process'));
     await host.reference(misbehave('patch_json'));
+    expect({ ...(await host.run(ordinary())), stats: undefined }).toEqual({ ...first, stats: undefined });
+  });
+
+  it('a lesson the host is done with is forgotten, and a later run writes it again', async () => {
+    await host.forget(ordinary().root);
     expect({ ...(await host.run(ordinary())), stats: undefined }).toEqual({ ...first, stats: undefined });
   });
 

@@ -61,6 +61,8 @@ export interface NodeRunner extends Runner {
   readonly runs: { last: number; interrupted: number };
   /** The same request under the independent reference recorder (or with no tracer at all), in this Pyodide. */
   reference(request: RunRequest, traced?: boolean): ReferenceRun;
+  /** Done with the lesson at this root: its folder (and the reference recorder's copy) is removed. */
+  forget(root: string): void;
 }
 
 export const REFERENCE_PATH = fileURLToPath(new URL('./reference_recorder.py', import.meta.url));
@@ -81,6 +83,7 @@ export async function nodeRunner(options: { graceMs?: number; hardMs?: number } 
   py.FS.writeFile('/steplight/runtime/reference_recorder.py', readFileSync(REFERENCE_PATH, 'utf8'));
   const record = py.runPython('import reference_recorder\nreference_recorder.record') as (json: string, traced: boolean) => string;
   const cleanAfterReference = py.runPython('lambda: steplight_tracer.clean(after_other=True)') as () => number;
+  const forget = py.runPython('steplight_tracer.forget') as (root: string) => void;
   let id = 0;
   return {
     reference: (request, traced = true) => {
@@ -91,6 +94,7 @@ export async function nodeRunner(options: { graceMs?: number; hardMs?: number } 
     get runs() {
       return { last: id, interrupted: Atomics.load(flags, 3) };
     },
+    forget: (root) => forget(root), // the reference recorder's copy is inside (root/.reference)
     prepare: (request) => runner.prepare(request),
     clean: () => runner.clean(),
     run: (request) => {
@@ -182,6 +186,8 @@ export interface CpythonHost {
   reference(request: RunRequest, traced?: boolean): Promise<ReferenceRun>;
   /** Both, in one exchange (lessons:check): CPython works on them while the caller does other work. */
   both(request: RunRequest): Promise<{ trace: Trace; reference: ReferenceRun }>;
+  /** As NodeRunner.forget. */
+  forget(root: string): Promise<void>;
   /** How many CPython processes were started: 1, plus one after each that had to be killed. */
   readonly started: number;
   close(): Promise<void>;
@@ -270,6 +276,9 @@ export function cpythonHost(options: { parent?: string; python?: string } = {}):
     async reference(request, traced = true) {
       const [run] = await jobs(request, [{ op: 'reference', request: referenceRequest(request), traced }]);
       return referenceOf(run as ReferenceRun);
+    },
+    async forget(root) {
+      if (proc) await ask([{ op: 'forget', root }], 1_000);
     },
     async both(request) {
       const [trace, reference] = await jobs(request, [

@@ -781,7 +781,23 @@ class LessonFolders:
         return removed
 
 
+    def forget(self, root):
+        """Remove a lesson's folder and what is known of it (lessons:check, once done with a lesson:
+        every sweep walks all lesson folders, so a check of many lessons would slow down with each)."""
+        import shutil
+
+        root = root.rstrip("/")
+        shutil.rmtree(root, ignore_errors=True)
+        for path in [p for p in self.known if p.startswith(root + "/")]:
+            del self.known[path]
+
+
 LESSONS = LessonFolders()
+
+
+def forget(root):
+    """The host is done with the lesson at `root` (and its reference recorder's copy)."""
+    uninterrupted(LESSONS.forget, (LESSONS.top or "") + "/" + root.strip("/"))
 
 
 def purge_modules(root):
@@ -1077,7 +1093,7 @@ def serve(folder):
     and lessons, TMPDIR and HOME live in `folder` (lessons/, tmp/, home/), the only place a run's files
     are swept from. A request is a list of jobs, answered by the list of their results: {"op": "run",
     "request": …} gives a trace; {"op": "reference", "request": …, "traced": bool} the independent
-    reference recorder's run. Lesson code cannot reach the protocol: file descriptors 0 and 1 point to
+    reference recorder's run; {"op": "forget", "root": …} removes a lesson's folder. Lesson code cannot reach the protocol: file descriptors 0 and 1 point to
     /dev/null."""
     requests = os.fdopen(os.dup(0), "r", encoding="utf-8")
     results = os.fdopen(os.dup(1), "w", encoding="ascii")
@@ -1095,7 +1111,7 @@ def serve(folder):
     settle()
     dog = Watchdog()
     for line in requests:
-        outs = [answer(dog, job["op"], job["request"], job.get("traced", True), reference_recorder) for job in json_loads(line)]
+        outs = [answer(dog, job["op"], job["request"], job.get("traced", True), reference_recorder) if job["op"] != "forget" else forget(job["root"]) or "null" for job in json_loads(line)]
         uninterrupted(lambda: (results.write("[%s]\n" % ",".join(outs)), results.flush()))
 
 
