@@ -1,6 +1,8 @@
 import { defineConfig } from '@playwright/test';
 
 const port = Number(process.env.STEPLIGHT_PORT ?? 4317);
+/** The dev server of the live-edit tests (e2e/dev.spec.ts reads the same number). */
+export const DEV_PORT = port + 1000;
 
 export default defineConfig({
   testDir: 'e2e',
@@ -18,11 +20,20 @@ export default defineConfig({
     },
     viewport: { width: 1200, height: 900 },
   },
-  webServer: {
-    // the site as built, plus the hostile fixture lessons of the reliability tests
-    command: `STEPLIGHT_LESSONS=lessons:e2e/fixtures/lessons STEPLIGHT_OUT=dist-e2e npm run -s build && STEPLIGHT_OUT=dist-e2e npx vite preview --strictPort --host 127.0.0.1 --port ${port}`,
-    url: `http://127.0.0.1:${port}/`,
-    reuseExistingServer: false,
-    timeout: 120_000,
-  },
+  webServer: [
+    {
+      // the site as built, plus the hostile fixture lessons of the reliability tests
+      command: `STEPLIGHT_LESSONS=lessons:e2e/fixtures/lessons STEPLIGHT_OUT=dist-e2e npm run -s build && STEPLIGHT_OUT=dist-e2e npx vite preview --strictPort --host 127.0.0.1 --port ${port}`,
+      url: `http://127.0.0.1:${port}/`,
+      reuseExistingServer: false,
+      timeout: 120_000,
+    },
+    {
+      // `npm start` over a copy of one lesson that the live-edit tests change (e2e/dev.spec.ts)
+      command: `rm -rf e2e-dev-lessons && mkdir e2e-dev-lessons && cp -r lessons/s03-permissions e2e-dev-lessons/ && STEPLIGHT_LESSONS=e2e-dev-lessons npx vite --strictPort --host 127.0.0.1 --port ${DEV_PORT}`,
+      url: `http://127.0.0.1:${DEV_PORT}/`,
+      reuseExistingServer: false,
+      timeout: 120_000,
+    },
+  ],
 });

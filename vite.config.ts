@@ -1,8 +1,10 @@
 import { copyFileSync, createReadStream, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve, sep } from 'node:path';
 import react from '@vitejs/plugin-react';
 import { defineConfig, type Plugin } from 'vite';
-import { buildLessons, LESSON_ROOTS, summarize } from './src/lessons/load';
+import { lessonDirs, loadLesson, LESSON_ROOTS, summarize } from './src/lessons/load';
+import type { Lesson, LessonFailure, LessonSummary } from './src/lessons/types';
+import { LESSON_EDITED } from './src/lessons/edited';
 
 const PYODIDE_DIR = resolve('node_modules/pyodide');
 /**
@@ -47,33 +49,65 @@ function pyodide(): Plugin {
 /**
  * `virtual:steplight/lessons`: the index of the lessons (id, title, widget ids) and a loader per
  * lesson; each lesson (`virtual:steplight/lesson/<id>`: code, prose, widgets, read and validated at
- * build time) is a chunk of its own, so a page carries only the lesson it shows.
+ * build time) is a chunk of its own, so a page carries only the lesson it shows. A lesson that cannot
+ * be read fails the build; under `npm start` its page shows lessons:check's message instead, and an
+ * edited lesson reaches its open page without a reload (the reader keeps their place in every widget
+ * whose code did not change); a new or removed lesson reloads the pages.
  */
 function lessons(): Plugin {
   const index = 'virtual:steplight/lessons';
   const one = 'virtual:steplight/lesson/';
-  let cache: ReturnType<typeof buildLessons> | null = null;
-  const all = () => (cache ??= buildLessons());
+  let serving = false;
+  const cache = new Map<string, Lesson | LessonFailure>();
+  const dirs = () => LESSON_ROOTS.flatMap((root) => (existsSync(root) ? lessonDirs(root) : []));
+  const read = (dir: string): Lesson | LessonFailure => {
+    const id = basename(dir);
+    if (!cache.has(id))
+      try {
+        cache.set(id, loadLesson(dir));
+      } catch (error) {
+        if (!serving) throw error;
+        cache.set(id, { id, error: (error as Error).message });
+      }
+    return cache.get(id)!;
+  };
+  const summary = (l: Lesson | LessonFailure): LessonSummary => ('error' in l ? { id: l.id, title: { zh: l.id, en: l.id }, widgets: [], error: l.error } : summarize(l));
   return {
     name: 'steplight:lessons',
+    configResolved: (config) => void (serving = config.command === 'serve'),
+    configureServer: (server) => void server.watcher.add(LESSON_ROOTS), // roots outside the project too
     resolveId: (source) => (source === index || source.startsWith(one) ? `\0${source}` : null),
     load(source) {
       if (source === `\0${index}`) {
-        const summaries = all().map(summarize);
-        const loaders = all().map((l) => `${JSON.stringify(l.id)}: () => import(${JSON.stringify(one + l.id)})`);
-        return `export const index = ${JSON.stringify(summaries)};\nexport const loaders = {${loaders.join(',\n')}};\n`;
+        const loaders = dirs().map((dir) => `${JSON.stringify(basename(dir))}: () => import(${JSON.stringify(one + basename(dir))})`);
+        return `export const index = ${JSON.stringify(dirs().map((dir) => summary(read(dir))))};\nexport const loaders = {${loaders.join(',\n')}};\n`;
       }
       if (source.startsWith(`\0${one}`)) {
-        const lesson = all().find((l) => l.id === source.slice(one.length + 1));
-        return lesson ? `export default ${JSON.stringify(lesson)};` : null;
+        const dir = dirs().find((d) => basename(d) === source.slice(one.length + 1));
+        if (!dir) return null;
+        // the page swaps in the new version (boot.tsx listens)
+        const hot = `if (import.meta.hot) import.meta.hot.accept((next) => next && dispatchEvent(new CustomEvent(${JSON.stringify(LESSON_EDITED)}, { detail: next.default })));`;
+        return `export default ${JSON.stringify(read(dir))};\n${serving ? hot : ''}\n`;
       }
       return null;
     },
-    handleHotUpdate({ file, server }) {
-      if (!LESSON_ROOTS.some((root) => file.startsWith(root))) return;
-      cache = null;
+    async handleHotUpdate({ file, server }) {
+      const root = LESSON_ROOTS.find((r) => file.startsWith(r + sep));
+      if (!root) return;
+      await new Promise((settled) => setTimeout(settled, 50)); // a save can arrive as a truncate, then the write
+      const id = file.slice(root.length + 1).split(sep)[0]!;
+      const ids = dirs().map((dir) => basename(dir));
+      cache.delete(id);
+      const lesson = server.moduleGraph.getModuleById(`\0${one}${id}`);
+      const summaries = server.moduleGraph.getModuleById(`\0${index}`);
+      if (ids.includes(id) && lesson) {
+        if (summaries) server.moduleGraph.invalidateModule(summaries); // a title or widget list read afresh on the next page
+        server.moduleGraph.invalidateModule(lesson);
+        return [lesson]; // accepted by the lesson module itself
+      }
       for (const mod of server.moduleGraph.idToModuleMap.values()) if (mod.id?.startsWith(`\0${index}`) || mod.id?.startsWith(`\0${one}`)) server.moduleGraph.invalidateModule(mod);
       server.ws.send({ type: 'full-reload' });
+      return [];
     },
   };
 }

@@ -3,7 +3,7 @@
  * widget for any page that serves Steplight's built files from its own origin (see README, Embedding).
  */
 import { createRoot, type Root } from 'react-dom/client';
-import { lessonIndex, loadLesson } from '../lessons/bundled';
+import { isFailure, lessonIndex, loadLesson } from '../lessons/bundled';
 import { pageEngine } from '../runtime/client';
 import css from '../site/styles.css?inline';
 import { Widget } from '../widget/Widget';
@@ -53,8 +53,10 @@ class SteplightWidget extends HTMLElement {
     const scenario = this.getAttribute('scenario') ?? undefined;
     const root = this.root;
     void loadLesson(lessonId).then((lesson) => {
-      const widget = lesson?.widgets.find((w) => w.id === widgetId);
-      if (!lesson || !widget || this.root !== root) return; // listed in the index; or replaced meanwhile
+      if (!lesson || this.root !== root) return; // listed in the index; or replaced meanwhile
+      if (isFailure(lesson)) return root.render(<p role="alert" className="sl-error">steplight-widget: {lesson.id}: {lesson.error}</p>);
+      const widget = lesson.widgets.find((w) => w.id === widgetId);
+      if (!widget) return;
       root.render(<Widget widget={widget} files={lesson.files} engine={pageEngine(pyodideURL)} locale={locale} initial={scenario ? { scenario } : undefined} />);
     });
   }

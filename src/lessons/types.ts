@@ -59,6 +59,14 @@ export interface LessonSummary {
   id: string;
   title: Localized;
   widgets: string[];
+  /** `npm start` only: why the lesson could not be read (the build fails instead). */
+  error?: string;
+}
+
+/** `npm start` only: a lesson that could not be read, with lessons:check's message. */
+export interface LessonFailure {
+  id: string;
+  error: string;
 }
 
 export interface Lesson {

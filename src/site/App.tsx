@@ -1,12 +1,12 @@
-import { useCallback, useEffect, useState, type MouseEvent } from 'react';
-import { LOCALES, type Lesson, type LessonSummary, type Locale } from '../lessons/types';
+import { useCallback, useEffect, useMemo, type MouseEvent } from 'react';
+import { LOCALES, type Lesson, type LessonFailure, type LessonSummary, type Locale } from '../lessons/types';
 import { messages } from '../widget/i18n';
 import type { EngineLike, WidgetState } from '../widget/store';
 import { Widget } from '../widget/Widget';
 import { formatLink, type Link } from './deeplink';
 import { htmlLang, pathFor, splitPath } from './locale';
 
-export type Route = { page: 'index' } | { page: 'lesson'; lesson: Lesson } | { page: 'missing'; path: string };
+export type Route = { page: 'index' } | { page: 'lesson'; lesson: Lesson } | { page: 'broken'; lesson: LessonFailure } | { page: 'missing'; path: string };
 
 const cleanPath = (pathname: string, base: string) => splitPath(pathname, base).path.replace(/index\.html$/, '').replace(/\/+$/, '');
 
@@ -16,11 +16,12 @@ export function lessonIdOf(pathname: string, base: string): string | undefined {
 }
 
 /** The page for a path; `lessons` holds at least the lesson the path shows (if any). */
-export function route(pathname: string, base: string, lessons: Lesson[]): Route {
+export function route(pathname: string, base: string, lessons: (Lesson | LessonFailure)[]): Route {
   if (cleanPath(pathname, base) === '') return { page: 'index' };
   const id = lessonIdOf(pathname, base);
   const lesson = id !== undefined ? lessons.find((l) => l.id === id) : undefined;
-  return lesson ? { page: 'lesson', lesson } : { page: 'missing', path: pathname };
+  if (!lesson) return { page: 'missing', path: pathname };
+  return 'error' in lesson ? { page: 'broken', lesson } : { page: 'lesson', lesson };
 }
 
 interface Props {
@@ -73,12 +74,20 @@ export function App({ route, lessons, base, locale, engine, link = null, onLink 
               {lessons.map((l) => (
                 <li key={l.id}>
                   <a href={href(`lessons/${l.id}/`)}>{l.title[locale]}</a>
+                  {l.error && <span className="sl-error"> — {l.error}</span>}
                 </li>
               ))}
             </ul>
           </section>
         )}
         {route.page === 'lesson' && <LessonPage lesson={route.lesson} locale={locale} engine={engine} backHref={href('')} backLabel={m.backToIndex} link={link} onLink={onLink} />}
+        {route.page === 'broken' && (
+          <p role="alert" className="sl-error sl-broken">
+            {route.lesson.id}: {route.lesson.error}
+            <br />
+            {m.brokenLesson}
+          </p>
+        )}
         {route.page === 'missing' && (
           <p>
             404 — {route.path} <a href={href('')}>{m.backToIndex}</a>
@@ -100,7 +109,9 @@ interface PageProps {
 }
 
 function LessonPage({ lesson, locale, engine, backHref, backLabel, link, onLink }: PageProps) {
-  const [widgets] = useState(() => new Map(lesson.widgets.map((w) => [w.id, w])));
+  const widgets = useMemo(() => new Map(lesson.widgets.map((w) => [w.id, w])), [lesson]);
+  // what each widget's run depends on: an edit elsewhere (the prose) keeps the reader's place
+  const keys = useMemo(() => new Map(lesson.widgets.map((w) => [w.id, fingerprint(w, lesson.files)])), [lesson]);
   useEffect(() => {
     if (link && widgets.has(link.widget)) document.querySelector(`section[data-widget="${lesson.id}/${link.widget}"]`)?.scrollIntoView({ block: 'start' });
   }, [link, lesson.id, widgets]);
@@ -114,7 +125,7 @@ function LessonPage({ lesson, locale, engine, backHref, backLabel, link, onLink 
         segment.kind === 'html' ? (
           <div key={i} className="sl-prose" dangerouslySetInnerHTML={{ __html: segment.html }} />
         ) : (
-          <LinkedWidget key={`${segment.id}-${i}`} id={segment.id} lesson={lesson} widgets={widgets} engine={engine} locale={locale} link={link?.widget === segment.id ? link : null} onLink={onLink} />
+          <LinkedWidget key={`${segment.id}-${i}-${keys.get(segment.id)}`} id={segment.id} lesson={lesson} widgets={widgets} engine={engine} locale={locale} link={link?.widget === segment.id ? link : null} onLink={onLink} />
         ),
       )}
     </article>
@@ -138,4 +149,11 @@ function LinkedWidget({ id, lesson, widgets, engine, locale, link, onLink }: { i
     [id],
   );
   return <Widget widget={widget} files={lesson.files} engine={engine} locale={locale} initial={link ?? undefined} onState={onState} linkTo={linkTo} />;
+}
+
+/** A short hash of a widget and the lesson's files (FNV-1a over their JSON). */
+function fingerprint(...parts: unknown[]): string {
+  let h = 0x811c9dc5;
+  for (const c of JSON.stringify(parts)) h = Math.imul(h ^ c.charCodeAt(0), 0x01000193);
+  return (h >>> 0).toString(36);
 }

@@ -1,5 +1,6 @@
 import { StrictMode } from 'react';
-import { createRoot, hydrateRoot } from 'react-dom/client';
+import { createRoot, hydrateRoot, type Root } from 'react-dom/client';
+import { LESSON_EDITED } from '../lessons/edited';
 import { lessonIndex, loadLesson } from '../lessons/bundled';
 import { pageEngine } from '../runtime/client';
 import { App, lessonIdOf, route } from './App';
@@ -21,15 +22,22 @@ else {
   const container = document.getElementById('root')!;
   const id = lessonIdOf(location.pathname, base);
   const lesson = id !== undefined ? await loadLesson(id) : undefined; // this page's lesson only
-  const app = (
+  const app = (shown: typeof lesson) => (
     <StrictMode>
-      <App route={route(location.pathname, base, lesson ? [lesson] : [])} lessons={lessonIndex} base={base} locale={locale} engine={engine} link={link} onLink={onLink} />
+      <App route={route(location.pathname, base, shown ? [shown] : [])} lessons={lessonIndex} base={base} locale={locale} engine={engine} link={link} onLink={onLink} />
     </StrictMode>
   );
   // Hydrate the prerendered HTML when the client would render the same; otherwise render afresh.
-  if (container.dataset.prerendered === locale && !link) hydrateRoot(container, app);
+  let root: Root;
+  if (container.dataset.prerendered === locale && !link) root = hydrateRoot(container, app(lesson));
   else {
     container.textContent = '';
-    createRoot(container).render(app);
+    root = createRoot(container);
+    root.render(app(lesson));
   }
+  // npm start: the lesson's files were edited and saved
+  if (import.meta.hot) addEventListener(LESSON_EDITED, (event) => {
+    const edited = (event as CustomEvent<NonNullable<typeof lesson>>).detail;
+    if (edited.id === id) root.render(app(edited));
+  });
 }

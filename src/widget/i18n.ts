@@ -66,6 +66,7 @@ const en = {
   language: 'Language',
   lessons: 'Lessons',
   backToIndex: 'All lessons',
+  brokenLesson: 'Fix the lesson and save: this page updates by itself (npm run lessons:check gives the same message).',
 };
 
 export type Messages = typeof en;
@@ -135,6 +136,7 @@ const zh: Messages = {
   language: '语言',
   lessons: '课程',
   backToIndex: '全部课程',
+  brokenLesson: '修正课程文件并保存，本页会自动更新（npm run lessons:check 给出同样的提示）。',
 };
 
 const MESSAGES: Record<Locale, Messages> = { en, zh };
