@@ -79,8 +79,9 @@ function lessons(): Plugin {
     resolveId: (source) => (source === index || source.startsWith(one) ? `\0${source}` : null),
     load(source) {
       if (source === `\0${index}`) {
-        const loaders = dirs().map((dir) => `${JSON.stringify(basename(dir))}: () => import(${JSON.stringify(one + basename(dir))})`);
-        return `export const index = ${JSON.stringify(dirs().map((dir) => summary(read(dir))))};\nexport const loaders = {${loaders.join(',\n')}};\n`;
+        const all = dirs();
+        const loaders = all.map((dir) => `${JSON.stringify(basename(dir))}: () => import(${JSON.stringify(one + basename(dir))})`);
+        return `export const index = ${JSON.stringify(all.map((dir) => summary(read(dir))))};\nexport const loaders = {${loaders.join(',\n')}};\n`;
       }
       if (source.startsWith(`\0${one}`)) {
         const dir = dirs().find((d) => basename(d) === source.slice(one.length + 1));
@@ -160,14 +161,11 @@ const CONTENT_TYPES: Record<string, string> = { ...TYPES, html: 'text/html; char
 export const cacheControl = (path: string) => (/\/assets\/[^/]+-[\w-]{8}\.\w+$/.test(path) || /\/pyodide\/\d+\.\d+\.\d+[\w.-]*\//.test(path) ? 'public, max-age=31536000, immutable' : 'no-cache');
 
 function precompressed(): Plugin {
-  let outDir = 'dist';
   return {
     name: 'steplight:precompressed',
-    configResolved(config) {
-      outDir = resolve(config.root, config.build.outDir);
-    },
     configurePreviewServer(server) {
       const base = server.config.base;
+      const outDir = resolve(server.config.root, server.config.build.outDir);
       server.middlewares.use((req, res, next) => {
         if (req.method !== 'GET' && req.method !== 'HEAD') return next();
         let path = decodeURIComponent((req.url ?? '').split(/[?#]/)[0]!);

@@ -19,8 +19,9 @@ const gz = promisify(gzip);
 function* files(dir: string): Generator<string> {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
-    if (statSync(path).isDirectory()) yield* files(path);
-    else if (COMPRESSIBLE.test(name) && statSync(path).size >= 1024) yield path;
+    const info = statSync(path);
+    if (info.isDirectory()) yield* files(path);
+    else if (COMPRESSIBLE.test(name) && info.size >= 1024) yield path;
   }
 }
 

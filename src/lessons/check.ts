@@ -1,6 +1,7 @@
 /** lessons:check as a function (Node only): the script, the unit tests and the bench call it. */
 import { spawnSync } from 'node:child_process';
 import { cpythonHost, type CpythonHost, type NodeRunner } from '../runtime/node';
+import { lessonRoot } from '../runtime/request';
 import { compareWithReference } from '../trace/reference';
 import type { Trace } from '../trace/types';
 import { loadLesson } from './load';
@@ -97,7 +98,8 @@ async function checkWith(dirs: string[], pyodide: NodeRunner, cpython: CpythonHo
           log(`warn ${lesson.id}/${widget.id}#${scenario.id}: no expect, so the scenario is run but nothing is checked (add expect: {outcome: …})`);
         }
         const request = widgetRequest(lesson.files, widget, scenario.id);
-        const onCpython = settle(cpython.both(request)); // CPython works while Pyodide runs below
+        // CPython works while Pyodide runs below; a reference run is only compared when the trace has steps
+        const onCpython = settle(cpython.both(request).then(({ trace, reference }) => ({ trace, reference: () => reference })));
         const onPyodide = await settle(Promise.resolve().then(() => ({ trace: pyodide.run(request), reference: () => pyodide.reference(request) })));
         scenarios++;
         if ('value' in onPyodide) runMs += onPyodide.value.trace.stats.durationMs;
@@ -119,8 +121,7 @@ async function checkWith(dirs: string[], pyodide: NodeRunner, cpython: CpythonHo
           }
           const problems = checkExpect(trace, scenario.expect).map((p) => p + asyncHint(p, widget));
           if (!trace.truncated && trace.steps.length) {
-            const reference = outcome.value.reference;
-            const mismatch = compareWithReference(trace, typeof reference === 'function' ? reference() : reference);
+            const mismatch = compareWithReference(trace, outcome.value.reference());
             if (mismatch) problems.push(`the trace disagrees with the independent reference recorder: ${mismatch} (please report this: the recorder is wrong)`);
           }
           if (shared && problems.length) repeated.set(shared, 0);
@@ -136,11 +137,8 @@ async function checkWith(dirs: string[], pyodide: NodeRunner, cpython: CpythonHo
     }
     for (const [error, more] of repeated) if (more) log(`FAIL ${lesson.id}: ${more} more runs failed with the same ${error}`);
     // done with this lesson: each clean walks every lesson folder, so they must not pile up
-    const roots = new Set(lesson.widgets.map((w) => widgetRequest(lesson.files, w).root));
-    for (const root of roots) {
-      pyodide.forget(root);
-      await cpython.forget(root);
-    }
+    pyodide.forget(lessonRoot(lesson.id));
+    await cpython.forget(lessonRoot(lesson.id));
   }
   return { passed, failed: failures, warnings, scenarios, checkMs: performance.now() - started, runMs };
 }

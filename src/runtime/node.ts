@@ -94,7 +94,7 @@ export async function nodeRunner(options: { graceMs?: number; hardMs?: number } 
     get runs() {
       return { last: id, interrupted: Atomics.load(flags, 3) };
     },
-    forget: (root) => forget(root), // the reference recorder's copy is inside (root/.reference)
+    forget, // the reference recorder's copy is inside (root/.reference)
     prepare: (request) => runner.prepare(request),
     clean: () => runner.clean(),
     run: (request) => {

@@ -51,9 +51,12 @@ export interface WidgetRunSpec {
   lines?: [number, number];
 }
 
+/** Where a lesson's files are written for its runs (in the page's Python; hosts may nest it). */
+export const lessonRoot = (lesson: string) => `/steplight/lessons/${lesson}`;
+
 export function buildRequest(spec: WidgetRunSpec, limits?: RunRequest['limits']): RunRequest {
   return {
-    root: `/steplight/lessons/${spec.lesson}`,
+    root: lessonRoot(spec.lesson),
     files: spec.files,
     target: { file: spec.source, symbol: spec.symbol, ...(spec.lines ? { firstLine: spec.lines[0], lastLine: spec.lines[1] } : {}) },
     harness: { file: spec.harness.file, code: harnessText(spec.inputs, spec.harness.code) },

@@ -795,9 +795,15 @@ class LessonFolders:
 LESSONS = LessonFolders()
 
 
+def hosted(root):
+    """Where a request's lesson root lives on this host: as it is in the page, under the host's own
+    folder in serve()."""
+    return (LESSONS.top or "") + "/" + root.strip("/")
+
+
 def forget(root):
     """The host is done with the lesson at `root` (and its reference recorder's copy)."""
-    uninterrupted(LESSONS.forget, (LESSONS.top or "") + "/" + root.strip("/"))
+    uninterrupted(LESSONS.forget, hosted(root))
 
 
 def purge_modules(root):
@@ -1118,7 +1124,7 @@ def serve(folder):
 def answer(dog, op, request, traced, reference_recorder):
     """One job of serve(): a run ("run") or the reference recorder's run ("reference") of a request,
     under the watchdog, and Python brought back to the baseline afterwards."""
-    request["root"] = LESSONS.top + "/" + request["root"].strip("/")
+    request["root"] = hosted(request["root"])
     limits = dict(DEFAULT_LIMITS, **request.get("limits", {}))
     request_json = json_dumps(request)
     dog.arm(limits["timeoutMs"] / 1000 + 0.5)
