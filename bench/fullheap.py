@@ -66,3 +66,31 @@ def trace_full_heap(code, namespace, user_root):
     tracer = FullHeapTracer(user_root)
     tracer.runctx(code, namespace, namespace)
     return tracer.steps
+
+
+def trace_bare(code, namespace, root, name):
+    """The floor for a settrace recorder: (event, line) of the target's frames, nothing else."""
+    import os
+    import sys
+
+    steps = []
+
+    def local(frame, event, arg):
+        steps.append((event, frame.f_lineno))
+        return local
+
+    def glob(frame, event, arg):
+        if frame.f_code.co_name == name and frame.f_code.co_filename.startswith(root):
+            steps.append((event, frame.f_lineno))
+            return local
+        return None
+
+    os.chdir(root)
+    sys.path.insert(0, root)
+    sys.settrace(glob)
+    try:
+        exec(code, namespace)
+    finally:
+        sys.settrace(None)
+        sys.path.remove(root)
+    return len(steps)

@@ -52,9 +52,13 @@ async function main() {
     buildRequest({ lesson: 's04-hooks', files: lesson.files, source: widget.file, symbol: widget.symbol, harness: { file: 'harness/bench.py', code: harness(callbacks) }, inputs: {} }, { maxSteps: 1_000_000, timeoutMs: 600_000 });
   const root = '/steplight/lessons/s04-hooks';
   runner.run(request(1)); // writes the lesson files
-  py.runPython(readFileSync(resolve('bench/fullheap.py'), 'utf8'));
+  // the baselines live in a namespace of their own: runs bring __main__ back to its start-up state
+  const baselines = py.toPy({});
+  py.runPython(readFileSync(resolve('bench/fullheap.py'), 'utf8'), { globals: baselines });
+  const call = (expr: string) => py.runPython(expr, { globals: baselines });
   const untraced = (callbacks: number) => py.runPython(`import os\nos.chdir(${JSON.stringify(root)})\nexec(compile(${JSON.stringify(harness(callbacks))}, "bench", "exec"), {"__name__": "bench"})`);
-  const fullHeap = (callbacks: number) => py.runPython(`trace_full_heap(compile(${JSON.stringify(harness(callbacks))}, ${JSON.stringify(`${root}/harness/bench.py`)}, "exec"), {"__name__": "bench"}, ${JSON.stringify(root)})`) as number;
+  const bare = (callbacks: number) => call(`trace_bare(compile(${JSON.stringify(harness(callbacks))}, ${JSON.stringify(`${root}/harness/bench.py`)}, "exec"), {"__name__": "bench"}, ${JSON.stringify(root)}, "run_hooks")`) as number;
+  const fullHeap = (callbacks: number) => call(`trace_full_heap(compile(${JSON.stringify(harness(callbacks))}, ${JSON.stringify(`${root}/harness/bench.py`)}, "exec"), {"__name__": "bench"}, ${JSON.stringify(root)})`) as number;
 
   const tracer: Record<string, unknown>[] = [];
   let trace100k = null as ReturnType<typeof runner.run> | null;
@@ -68,7 +72,11 @@ async function main() {
       if (target === 100_000) trace100k = trace;
     });
     const plain = best(reps, () => untraced(callbacks));
-    tracer.push({ steps, tracedMs: +traced.toFixed(1), untracedMs: +plain.toFixed(1), usPerStep: +(((traced - plain) * 1000) / steps).toFixed(2), ratioToUntraced: +(traced / plain).toFixed(1) });
+    let bareSteps = 0;
+    const bareMs = best(reps, () => (bareSteps = bare(callbacks)));
+    const usPerStep = ((traced - plain) * 1000) / steps;
+    const bareUs = ((bareMs - plain) * 1000) / bareSteps;
+    tracer.push({ steps, tracedMs: +traced.toFixed(1), untracedMs: +plain.toFixed(1), usPerStep: +usPerStep.toFixed(2), ratioToUntraced: +(traced / plain).toFixed(1), bareUsPerStep: +bareUs.toFixed(2), ratioToBare: +(usPerStep / bareUs).toFixed(1) });
   }
 
   // the full-heap bdb baseline on the 10k-step workload (minutes: skipped with --quick)
@@ -152,7 +160,7 @@ async function main() {
       'bundle ≤ 250 KB gzip': gzip / 1024 <= 250,
     },
   };
-  console.log('\nTracer (Pyodide in Node), hook workload');
+  console.log('\nTracer (Pyodide in Node), hook workload; bare = a settrace recorder of (event, line) only, same run');
   console.table(tracer);
   console.log('Full-heap bdb baseline, same 10k-step workload');
   console.table([baseline]);

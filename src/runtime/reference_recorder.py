@@ -51,7 +51,10 @@ class Values:
             out = {"t": "bytes", "v": repr(v[: lim["strLen"]])}
             return dict(out, len=len(v)) if len(v) > lim["strLen"] else out
         if t in (bytearray, memoryview):
-            raw = bytes(v) if t is bytearray else v.tobytes()
+            try:
+                raw = bytes(v) if t is bytearray else v.tobytes()
+            except ValueError:  # a released memoryview (the format says "<released>", and no length)
+                return {"t": "bytes", "type": t.__name__, "id": self.ident(v), "v": "<released>"}
             return {"t": "bytes", "type": t.__name__, "id": self.ident(v), "v": repr(raw[: lim["strLen"]]), "len": len(raw)}
         for base in (dict, list, tuple, set, frozenset):
             if isinstance(v, base):

@@ -15,6 +15,8 @@ import threading
 import time
 import traceback
 import types
+from itertools import chain, islice
+from operator import is_
 
 # The recorder's own references to the builtins and to json, bound at import: a lesson that patches
 # builtins.len or json.dumps changes its own code, never how its run is recorded or reported.
@@ -39,7 +41,8 @@ SCALARS = types.MappingProxyType({
     int: lambda enc, v: enc.big_int(v),
     float: lambda enc, v: enc.float_value(v),
 })
-SHARED = frozenset((str, types.FunctionType, types.BuiltinFunctionType))
+SHARED = frozenset((str, types.BuiltinFunctionType))  # their encodings never change
+SEQUENCE, MAPPING, FUNCTION = "sequence", "mapping", "function"  # witness checks inlined in Encoder.unchanged
 
 
 class StopRun(BaseException):
@@ -92,6 +95,12 @@ class Encoder:
 
     Objects get small stable ids (#1, #2, ...) in order of first sight; the
     objects are kept alive for the run so an id is never reused.
+
+    `top(value)` also returns a witness: what the encoding was read from (each container's class,
+    length and the identities of the items it showed, each class name...). `unchanged(witness)`
+    re-reads exactly that, by identity, without building anything: when it holds, encoding the
+    value again would give the same result, so a local that did not change costs a check, not an
+    encoding. Scalars and strings are immutable: the same object is the same value.
     """
 
     def __init__(self, limits):
@@ -100,6 +109,7 @@ class Encoder:
         self.depth = limits["depth"]
         self.refs = {}
         self.shared = {}  # id -> (object, its encoding) for values that never change
+        self.witness = []
 
     def ref(self, obj):
         hit = self.refs.get(id(obj))
@@ -107,6 +117,33 @@ class Encoder:
             hit = (len(self.refs) + 1, obj)
             self.refs[id(obj)] = hit
         return hit[0]
+
+    def top(self, value):
+        """(value, its encoding, its witness); the witness is None when the value could not be read."""
+        self.witness = witness = []
+        try:
+            return value, self.encode(value), witness
+        except Exception as error:
+            return value, self.unreadable(value, error), None
+
+    def unchanged(self, witness):
+        """Each entry is (check, value, a, b, c); the checks of builtin containers are inlined."""
+        try:
+            for check, value, a, b, c in witness:
+                if check is SEQUENCE:  # a list, tuple, set or frozenset of exactly that class
+                    if type(value) is not a or len(value) != b or not all(map(is_, value, c)):
+                        return False
+                elif check is MAPPING:  # a dict of exactly that class; c = (keys, values) shown
+                    if type(value) is not dict or len(value) != b or not all(map(is_, value, c[0])) or not all(map(is_, dict.values(value), c[1])):
+                        return False
+                elif check is FUNCTION:  # a function can be renamed: a = its __qualname__, b = its __name__
+                    if value.__qualname__ is not a or value.__name__ is not b:
+                        return False
+                elif not check(value, a, b, c):
+                    return False
+            return True
+        except Exception:  # whatever a value's class does, a failed check only means "encode again"
+            return False
 
     def text(self, value, kind):
         out = {"t": kind, "v": value[: self.str_len]}
@@ -120,7 +157,7 @@ class Encoder:
         if fast is not None:
             return fast(self, value)
         if kind in SHARED:
-            # strings and functions do not change: encode each object once, share the result
+            # strings and builtin functions do not change: encode each object once, share the result
             hit = self.shared.get(id(value))
             if hit is not None and hit[0] is value:
                 return hit[1]
@@ -133,33 +170,41 @@ class Encoder:
                 out["len"] = len(value)
             return out
         if kind is bytearray or kind is memoryview:
-            return self.binary(value, kind)
+            out = self.binary(value, kind)
+            self.witness.append((self.same_binary, value, kind, out, None))
+            return out
         for base, name in CONTAINERS:
             if issubclass(kind, base):
                 return self.container(value, base, name, kind, depth, path)
         if issubclass(kind, BaseException):
-            return {
-                "t": "exc",
-                "type": type_name(kind),
-                "id": self.ref(value),
-                "args": [self.encode(a, depth + 1, path) for a in BaseException.__getattribute__(value, "args")[: self.items]],
-            }
-        if issubclass(kind, CALLABLES):
+            name = type_name(kind)
+            args = BaseException.__getattribute__(value, "args")[: self.items]
+            self.witness.append((self.same_exception, value, kind, name, args))
+            return {"t": "exc", "type": name, "id": self.ref(value), "args": [self.encode(a, depth + 1, path) for a in args]}
+        if kind is types.FunctionType:
+            self.witness.append((FUNCTION, value, value.__qualname__, value.__name__, None))
             return self.callable(value)
+        if issubclass(kind, CALLABLES):
+            out = self.callable(value)
+            self.witness.append((self.same_callable, value, out["name"], None, None))
+            return out
         if issubclass(kind, type):
-            return {"t": "class", "name": type_name(value)}
+            name = type_name(value)
+            self.witness.append((self.same_class, value, name, None, None))
+            return {"t": "class", "name": name}
         if kind is types.ModuleType:
-            name = types.ModuleType.__getattribute__(value, "__dict__").get("__name__")
-            return {"t": "module", "name": name if type(name) is str else "?"}
+            name = module_name_of(value)
+            self.witness.append((self.same_module, value, name, None, None))
+            return {"t": "module", "name": name}
         return self.instance(value, kind, depth, path)
 
     def safe(self, value):
         """Encoding is total: whatever a value's class does, the recorder never raises into the
         lesson's frame; what cannot be read becomes a placeholder naming its type."""
-        try:
-            return self.encode(value)
-        except Exception as error:
-            return {"t": "obj", "type": type_name(type(value)), "id": self.ref(value), "unreadable": type_name(type(error))}
+        return self.top(value)[1]
+
+    def unreadable(self, value, error):
+        return {"t": "obj", "type": type_name(type(value)), "id": self.ref(value), "unreadable": type_name(type(error))}
 
     def binary(self, value, kind):
         """bytearray and memoryview: mutable, so with an id; the first strLen bytes as a bytes literal."""
@@ -198,54 +243,104 @@ class Encoder:
     def float_value(self, value):
         return {"t": "float", "v": value if value == value and abs(value) != float("inf") else repr(value)}
 
+    def shown(self, value, base):
+        """The items a container's encoding shows (a dict's as key, value pairs)."""
+        if base is dict:
+            return tuple(islice(dict.items(value), self.items))
+        return tuple(islice(base.__iter__(value), self.items))
+
     def container(self, value, base, name, kind, depth, path):
         ident = self.ref(value)
-        out = {"t": name, "id": ident, "len": base.__len__(value)}
+        size = base.__len__(value)
+        out = {"t": name, "id": ident, "len": size}
         if kind is not base:
             out["type"] = type_name(kind)
         if id(value) in path:
             return {"t": "ref", "id": ident, "of": name}
         if depth >= self.depth:
+            self.witness.append(self.container_witness(value, base, kind, out, ((), ()) if base is dict else ()))
             out["more"] = True
             return out
         inner = path + (id(value),)
-        count = 0
+        shown = self.shown(value, base)
+        encode = self.encode
         if base is dict:
-            entries = []
-            for key, item in dict.items(value):
-                if count == self.items:
-                    break
-                entries.append([self.encode(key, depth + 1, inner), self.encode(item, depth + 1, inner)])
-                count += 1
-            out["entries"] = entries
+            out["entries"] = [[encode(key, depth + 1, inner), encode(item, depth + 1, inner)] for key, item in shown]
+            shown = (tuple(key for key, _ in shown), tuple(item for _, item in shown))
         else:
-            items = []
-            for item in base.__iter__(value):
-                if count == self.items:
-                    break
-                items.append(self.encode(item, depth + 1, inner))
-                count += 1
-            out["items"] = items
+            out["items"] = [encode(item, depth + 1, inner) for item in shown]
+        self.witness.append(self.container_witness(value, base, kind, out, shown))
         return out
+
+    def container_witness(self, value, base, kind, out, shown):
+        if kind is base:
+            return (MAPPING if base is dict else SEQUENCE, value, kind, out["len"], shown)
+        return (self.same_container, value, (kind, base), out, shown)
 
     def instance(self, value, kind, depth, path):
         ident = self.ref(value)
         out = {"t": "obj", "type": type_name(kind), "id": ident}
-        try:
-            attrs = object.__getattribute__(value, "__dict__")
-        except Exception:  # no __dict__, or a class whose __dict__ property raises
-            attrs = None
-        if type(attrs) is not dict:
-            attrs = {}
-        fields = list(dict.items(attrs))[: self.items] + slot_values(value, kind)[: self.items]
+        attrs, fields = self.fields(value, kind)
+        self.witness.append((self.same_instance, value, (kind, out["type"]), attrs, fields))
         if not fields or id(value) in path:
             return out
         if depth >= self.depth:
             out["more"] = True
             return out
         inner = path + (id(value),)
-        out["attrs"] = {k if type(k) is str else "?": self.encode(v, depth + 1, inner) for k, v in fields[: self.items]}
+        out["attrs"] = {fields[k] if type(fields[k]) is str else "?": self.encode(fields[k + 1], depth + 1, inner) for k in range(0, len(fields), 2)}
         return out
+
+    def fields(self, value, kind):
+        """An instance's __dict__ (or None) and the attributes shown, flat: name, value, name, value..."""
+        try:
+            attrs = object.__getattribute__(value, "__dict__")
+        except Exception:  # no __dict__, or a class whose __dict__ property raises
+            attrs = None
+        own = list(islice(dict.items(attrs), self.items)) if type(attrs) is dict else []
+        pairs = (own + slot_values(value, kind)[: self.items])[: self.items]
+        return attrs, tuple(chain.from_iterable(pairs))
+
+    # The checks of a witness: each re-reads what one encoding step read, comparing by identity.
+    def same_container(self, value, classes, out, shown):
+        """A subclass of a builtin container: read through the builtin's own methods, and its name."""
+        kind, base = classes
+        if type(value) is not kind or base.__len__(value) != out["len"] or out["type"] != type_name(kind):
+            return False
+        now = self.shown(value, base)
+        if base is dict:
+            return all(map(is_, (key for key, _ in now), shown[0])) and all(map(is_, (item for _, item in now), shown[1]))
+        return all(map(is_, now, shown))
+
+    def same_instance(self, value, classes, attrs, fields):
+        kind, name = classes
+        if type(value) is not kind or type_name(kind) != name:
+            return False
+        now_attrs, now = self.fields(value, kind)
+        return now_attrs is attrs and len(now) == len(fields) and all(map(is_, now, fields))
+
+    def same_exception(self, value, kind, name, args):
+        if type(value) is not kind or type_name(kind) != name:
+            return False
+        now = BaseException.__getattribute__(value, "args")[: self.items]
+        return len(now) == len(args) and all(map(is_, now, args))
+
+    def same_binary(self, value, kind, out, _):
+        return self.binary(value, kind) == out
+
+    def same_callable(self, value, name, *_):
+        return self.callable(value)["name"] == name
+
+    def same_class(self, value, name, *_):
+        return type_name(value) == name
+
+    def same_module(self, value, name, *_):
+        return module_name_of(value) == name
+
+
+def module_name_of(module):
+    name = types.ModuleType.__getattribute__(module, "__dict__").get("__name__")
+    return name if type(name) is str else "?"
 
 
 def type_name(kind):
@@ -348,20 +443,23 @@ class Recorder:
         if not len(steps) & 255 and time.perf_counter() > self.deadline:
             self.stop("time")
         key = id(frame)
-        before = self.frames.get(key)
+        before = self.frames.get(key)  # name -> (value, encoding, witness) at this frame's previous step
         depth = len(self.frames) + (before is None)  # target frames on the stack, this one included
-        values = list(frame.f_locals.items())
-        try:
-            encode = self.encoder.encode
-            current = {name: encode(value) for name, value in values}
-        except Exception:  # a value whose class resists reading: encode each one on its own
-            safe = self.encoder.safe
-            current = {name: safe(value) for name, value in values}
+        encoder = self.encoder
+        current = {}
+        changes = {}
+        for name, value in list(frame.f_locals.items()):
+            old = before.get(name) if before is not None else None
+            if old is not None and old[0] is value and old[2] is not None and (not old[2] or encoder.unchanged(old[2])):
+                current[name] = old  # the same object, and what its encoding read is unchanged
+                continue
+            current[name] = entry = encoder.top(value)
+            if old is None or old[1] != entry[1]:
+                changes[name] = entry[1]
         step = {"event": event, "line": frame.f_lineno, "depth": depth, "stdoutLen": self.output.length}
         if before is None:
-            step["locals"] = current
+            step["locals"] = changes
         else:
-            changes = {name: value for name, value in current.items() if before.get(name) != value}
             if changes:
                 step["changes"] = changes
             removed = [name for name in before if name not in current]

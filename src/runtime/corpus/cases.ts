@@ -36,6 +36,7 @@ const alg = (symbol: string, args: string) => call('algorithms.py', symbol, `m.$
 const ctl = (symbol: string, args = '') => call('control.py', symbol, `m.${symbol}(${args})`);
 const gen = (symbol: string, expr: string) => call('generators.py', symbol, expr);
 const obj = (symbol: string, expr: string, extra: Partial<Case> = {}) => ({ ...call('objects.py', symbol, expr), ...extra });
+const mut = (symbol: string) => call('mutations.py', symbol, `m.${symbol}()`);
 
 export const CASES: Case[] = [
   alg('binary_search', '[1, 3, 5, 7, 9, 11], 7'),
@@ -102,6 +103,12 @@ export const CASES: Case[] = [
   obj('recorder_must_not_interfere', 'm.recorder_must_not_interfere()'),
   obj('raise_unprintable', 'm.raise_unprintable()'),
   obj('binary_values', 'm.binary_values()'),
+  mut('nested_changes'),
+  mut('past_the_shown_items'),
+  mut('same_members_new_order'),
+  mut('objects_change'),
+  mut('classes_and_names'),
+  mut('subclasses_and_errors'),
   { name: 'announce: called while its module is imported', file: 'importtime.py', symbol: 'announce', harness: 'import importtime\noutcome = importtime.GREETING\n' },
 ];
 
