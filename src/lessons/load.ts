@@ -7,7 +7,7 @@ import type { Json } from '../runtime/request';
 import { extractSymbol } from './symbols';
 import { schemaProblems, type LessonSpec } from './schema';
 import { didYouMean } from './suggest';
-import { LOCALES, type Expect, type Lesson, type LessonSummary, type Localized, type Segment, type Widget } from './types';
+import { LOCALES, type CodeBlock, type Expect, type Lesson, type LessonSummary, type Localized, type Segment, type Widget } from './types';
 
 export class LessonError extends Error {
   constructor(where: string, message: string) {
@@ -63,6 +63,35 @@ function codeBlock(files: Record<string, string>, path: string, name: string, wh
   const range = extractSymbol(text, name);
   if (!range) throw new LessonError(`${where}.symbol`, `no function or class "${name}" in ${path}${didYouMean(name.split('.').pop()!, definedNames(text))}`);
   return { file: path, symbol: name, firstLine: range.firstLine, lastLine: range.lastLine, code: range.code };
+}
+
+/** A stepInto entry: "path.py:name", or "name" in the widget's own file, else in exactly one file of core/. */
+function calleeBlock(files: Record<string, string>, target: CodeBlock, entry: string, where: string): CodeBlock {
+  const colon = entry.lastIndexOf(':');
+  if (colon > 0) return codeBlock(files, entry.slice(0, colon), entry.slice(colon + 1), where);
+  if (extractSymbol(files[target.file]!, entry)) return codeBlock(files, target.file, entry, where);
+  const homes = Object.keys(files).filter((path) => path.startsWith('core/') && extractSymbol(files[path]!, entry));
+  if (homes.length === 1) return codeBlock(files, homes[0]!, entry, where);
+  const known = Object.keys(files)
+    .filter((path) => path === target.file || path.startsWith('core/'))
+    .flatMap((path) => definedNames(files[path]!));
+  throw new LessonError(where, homes.length ? `"${entry}" is defined in ${homes.join(' and ')}: write "${homes[0]}:${entry}"` : `no function "${entry}" in ${target.file} or core/${didYouMean(entry, known)}`);
+}
+
+/** By default: every module-level function of core/ that the widget's function calls by name (not itself, not a stand-in). */
+function defaultCallees(files: Record<string, string>, target: CodeBlock, standins: CodeBlock[]): CodeBlock[] {
+  const body = target.code.split('\n').slice(target.code.split('\n').findIndex((l) => /^\s*(async\s+)?def\s/.test(l)) + 1).join('\n');
+  const out: CodeBlock[] = [];
+  for (const [path, text] of Object.entries(files)) {
+    if (!path.startsWith('core/')) continue;
+    for (const m of text.matchAll(/^(?:async\s+)?def\s+([A-Za-z_]\w*)/gm)) {
+      const name = m[1]!;
+      if ((path === target.file && name === target.symbol) || standins.some((s) => s.file === path && s.symbol === name)) continue;
+      if (!new RegExp(`(?<![\\w.])${name}\\s*\\(`).test(body)) continue;
+      if (!out.some((c) => c.symbol === name)) out.push(codeBlock(files, path, name, `${target.file}:${name}`));
+    }
+  }
+  return out;
 }
 
 function pythonFile(files: Record<string, string>, path: string, where: string): string {
@@ -135,7 +164,8 @@ export function loadLesson(dir: string): Lesson {
       }
       return { caption: localized(step.caption), line: hits[0]! };
     });
-    return { lesson: lessonId, id: o.id, ...block, harness, scenarios, standins, diagram };
+    const callees = o.stepInto ? o.stepInto.map((name, j) => calleeBlock(files, block, name, `${where}.stepInto[${j}]`)) : defaultCallees(files, block, standins);
+    return { lesson: lessonId, id: o.id, ...block, harness, scenarios, standins, diagram, callees };
   });
   const prose = Object.fromEntries(
     LOCALES.map((locale) => {

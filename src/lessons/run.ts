@@ -14,7 +14,9 @@ export function scenarioOf(widget: Widget, scenarioId?: string) {
 
 export function widgetRequest(files: Record<string, string>, widget: Widget, scenarioId?: string, limits?: Partial<Limits>): RunRequest {
   const scenario = scenarioOf(widget, scenarioId);
-  return buildRequest({ lesson: widget.lesson, files, source: widget.file, symbol: widget.symbol, harness: widget.harness, inputs: scenario.inputs, lines: [widget.firstLine, widget.lastLine] }, limits);
+  const request = buildRequest({ lesson: widget.lesson, files, source: widget.file, symbol: widget.symbol, harness: widget.harness, inputs: scenario.inputs, lines: [widget.firstLine, widget.lastLine] }, limits);
+  const callees = (widget.callees ?? []).map((c) => ({ file: c.file, symbol: c.symbol, firstLine: c.firstLine, lastLine: c.lastLine }));
+  return callees.length ? { ...request, callees } : request;
 }
 
 const show = (v: unknown) => (v === undefined ? '(nothing)' : JSON.stringify(v));

@@ -52,6 +52,10 @@ const widget = z.strictObject({
   scenarios: z.array(scenario).min(1, 'a widget needs at least one scenario'),
   standins: z.array(standin).optional(),
   diagram: z.array(diagramStep).optional(),
+  stepInto: z
+    .array(text)
+    .optional()
+    .describe('functions of the lesson the reader can step into: "name" (searched in the widget\'s file, then core/) or "path.py:name"; default: every module-level function of core/ that the function calls; [] for none'),
 });
 
 export const lessonSchema = z

@@ -50,6 +50,8 @@ export interface Widget extends CodeBlock {
   scenarios: Scenario[];
   standins: Standin[];
   diagram: DiagramStep[];
+  /** Functions of the lesson the reader can step into (traced too, under this one). */
+  callees: CodeBlock[];
 }
 
 export type Segment = { kind: 'html'; html: string } | { kind: 'widget'; id: string };

@@ -130,10 +130,8 @@ def record(request_json, traced=True):
         os.makedirs(os.path.dirname(root + rel), exist_ok=True)
         with open(root + rel, "w", encoding="utf-8") as handle:
             handle.write(text)
-    target = request["target"]
-    path = root + target["file"]
-    name = target["symbol"].split(".")[-1]
-    first, last = target.get("firstLine", 0), target.get("lastLine", 10**9)
+    # the target (0) and the callees (1, 2, ...): a callee's frames are recorded under the target's
+    wanted = [(root + t["file"], t["symbol"].split(".")[-1], t.get("firstLine", 0), t.get("lastLine", 10**9)) for t in [request["target"]] + request.get("callees", [])]
     values = Values(limits)
     steps, live, returned, last_raised = [], [], {}, {}
     out_of_steps = request.get("limits", {}).get("maxSteps", 100_000)
@@ -144,15 +142,18 @@ def record(request_json, traced=True):
         except Exception as e:
             return {"t": "obj", "type": type(x).__qualname__, "id": values.ident(x), "unreadable": type(e).__name__}
 
-    def is_target(code):
-        return code.co_filename == path and code.co_name == name and first <= code.co_firstlineno <= last
+    def traced_as(code):
+        for number, (path, name, first, last) in enumerate(wanted):
+            if code.co_filename == path and code.co_name == name and first <= code.co_firstlineno <= last:
+                return number
+        return None
 
     def local(frame, event, arg):
         if event not in ("call", "line", "return", "exception") or len(steps) >= out_of_steps:
             return local
         if event == "call":
             live.append(frame)
-        step = {"event": event, "line": frame.f_lineno, "depth": len(live), "locals": {k: safe(x) for k, x in frame.f_locals.items()}}
+        step = {"event": event, "line": frame.f_lineno, "depth": len(live), "fn": traced_as(frame.f_code), "locals": {k: safe(x) for k, x in frame.f_locals.items()}}
         if event == "exception":
             step["raised"] = last_raised[id(frame)] = type(arg[1]).__name__
         if event == "return":
@@ -166,14 +167,15 @@ def record(request_json, traced=True):
         return local
 
     def unwind(code, offset, exc):
-        if is_target(code):
+        if traced_as(code) is not None:
             step = returned.pop(id(sys._getframe(1)), None)
             if step is not None:
                 del step["value"]
                 step["raised"] = type(exc).__name__
 
     def call(frame, event, arg):
-        return local(frame, event, arg) if is_target(frame.f_code) else None
+        number = traced_as(frame.f_code)
+        return local(frame, event, arg) if number == 0 or (number and live) else None
 
     monitoring = getattr(sys, "monitoring", None)
     if monitoring:

@@ -408,9 +408,11 @@ class Recorder:
     the target's source lines (its file, qualified name and first line), so decorated functions,
     properties, cached and nested functions are traced as the code on screen."""
 
-    def __init__(self, key, limits, output):
-        self.key = key  # (co_filename, co_qualname without "<locals>.", co_firstlineno)
-        self.known = {}  # id(code) -> (code, is it the target?)
+    def __init__(self, keys, limits, output):
+        # code key -> which traced function: 0 the target, k the request's k-th callee; a key is
+        # (co_filename, co_qualname without "<locals>.", co_firstlineno)
+        self.keys = keys
+        self.known = {}  # id(code) -> (code, its function number or None)
         self.limits = limits
         self.output = output
         self.encoder = Encoder(limits)
@@ -424,12 +426,13 @@ class Recorder:
         code = frame.f_code
         hit = self.known.get(id(code))
         if hit is None:
-            hit = (code, code_key(code) == self.key)
+            hit = (code, self.keys.get(code_key(code)))
             self.known[id(code)] = hit  # the code object is kept, so its id is never reused
-        if hit[1]:
-            self.record(frame, "call", arg)
-            return self.local_trace
-        return None
+        fn = hit[1]
+        if fn is None or (fn and not self.frames):  # a callee is traced only under the target
+            return None
+        self.record(frame, "call", arg)
+        return self.local_trace
 
     def local_trace(self, frame, event, arg):
         if event != "opcode":  # lesson code may turn on opcode events for its own tracer
@@ -457,6 +460,9 @@ class Recorder:
             if old is None or old[1] != entry[1]:
                 changes[name] = entry[1]
         step = {"event": event, "line": frame.f_lineno, "depth": depth, "stdoutLen": self.output.length}
+        fn = self.known[id(frame.f_code)][1]
+        if fn:
+            step["fn"] = fn
         if before is None:
             step["locals"] = changes
         else:
@@ -1006,10 +1012,13 @@ def run(request_json, ascii=False):
             os.chdir(root)
             key, first, last = find_target(os.path.join(root, target["file"]), target["symbol"], target.get("firstLine"), target.get("lastLine"))
             trace["target"]["firstLine"], trace["target"]["lastLine"] = first, last
+            keys = {key: 0}
+            for number, callee in enumerate(request.get("callees", ()), 1):
+                keys.setdefault(find_target(os.path.join(root, callee["file"]), callee["symbol"], callee.get("firstLine"), callee.get("lastLine"))[0], number)
             harness = request["harness"]
             compiled = compile(harness["code"], os.path.join(root, harness["file"]), "exec")
             namespace = {"__name__": "__steplight_harness__", "__file__": os.path.join(root, harness["file"])}
-            recorder = Recorder(key, limits, output)
+            recorder = Recorder(keys, limits, output)
             shim = TraceShim(recorder, saved.set_trace)
             exits = []
 

@@ -9,6 +9,8 @@ export interface ReferenceStep {
   event: 'call' | 'line' | 'return' | 'exception';
   line: number;
   depth: number;
+  /** Which traced function: 0 the target, k the request's k-th callee. */
+  fn: number;
   locals: Locals;
   value?: Value;
   /** The exception type, for an `exception` step and for a frame that ended by raising. */
@@ -82,6 +84,7 @@ export function compareWithReference(trace: Trace, run: ReferenceRun): string | 
     const at = `step ${i + 1}`;
     if (!p || !r) return `${at}: ${p ? 'the reference has no more steps' : 'the trace has no more steps'} (trace ${trace.steps.length}, reference ${reference.length})`;
     for (const key of ['event', 'line', 'depth'] as const) if (p[key] !== r[key]) return `${at}: ${key} ${p[key]} in the trace, ${r[key]} in the reference`;
+    if ((p.fn ?? 0) !== r.fn) return `${at}: function ${p.fn ?? 0} in the trace, ${r.fn} in the reference`;
     if (!equal(locals[i], r.locals, ids)) return `${at} (line ${p.line}): locals ${show(locals[i])} in the trace, ${show(r.locals)} in the reference`;
     if (p.event === 'exception' && p.exception?.type !== r.raised) return `${at}: exception ${p.exception?.type} in the trace, ${r.raised} in the reference`;
     if (p.event === 'return') {

@@ -28,8 +28,10 @@ export interface Step {
   event: StepEvent;
   /** For `line` events: the line about to run. */
   line: number;
-  /** Number of target frames on the stack, this one included (1 = outermost call). */
+  /** Number of traced frames on the stack, this one included (1 = outermost call). */
   depth: number;
+  /** Which traced function this frame runs: absent for the target, k for the request's k-th callee. */
+  fn?: number;
   /** Full locals: the first step of a frame. */
   locals?: Locals;
   /** Locals that changed since this frame's previous step. */
@@ -86,6 +88,8 @@ export interface RunRequest {
   target: { file: string; symbol: string; firstLine?: number; lastLine?: number };
   /** Harness file name and its full text (scenario inputs already prepended). */
   harness: { file: string; code: string };
+  /** Functions of the lesson the reader can step into: traced too, while the target is on the stack. */
+  callees?: { file: string; symbol: string; firstLine?: number; lastLine?: number }[];
   limits?: Partial<Limits>;
 }
 

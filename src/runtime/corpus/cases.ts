@@ -24,6 +24,8 @@ export interface Case {
   harness: string;
   /** For a symbol defined twice (a property's getter and setter): which definition, from 0. */
   occurrence?: number;
+  /** Functions of the same file traced too, under the target (the reader can step into them). */
+  callees?: string[];
 }
 
 const call = (file: string, symbol: string, expr: string, name = `${symbol}: ${expr}`): Case => ({
@@ -103,6 +105,9 @@ export const CASES: Case[] = [
   obj('recorder_must_not_interfere', 'm.recorder_must_not_interfere()'),
   obj('raise_unprintable', 'm.raise_unprintable()'),
   obj('binary_values', 'm.binary_values()'),
+  { ...call('callees.py', 'read_settings', 'm.read_settings(["a = 1", "b", "a=2", "c=3"])'), callees: ['parse_pair', 'check_key', 'depth_of', 'numbered'] },
+  { ...call('callees.py', 'read_settings', '(m.helper_alone(), m.read_settings(["x=1"]), m.parse_pair("y=2"))', 'read_settings: a callee called outside the target is not traced'), callees: ['parse_pair', 'numbered'] },
+  { ...call('callees.py', 'depth_of', 'm.depth_of([[1, [2]], []])', 'depth_of: its own callee (recursion) beside another'), callees: ['depth_of', 'parse_pair'] },
   mut('nested_changes'),
   mut('past_the_shown_items'),
   mut('same_members_new_order'),
@@ -127,7 +132,12 @@ export function caseRequest(c: Case, root = 'corpus'): RunRequest {
     range = { firstLine: first + 1, defLine: at + 1, lastLine: at + 1, code: '' };
   }
   if (!range && !c.symbol.includes('.')) throw new Error(`corpus: no ${c.symbol} in ${c.file}`);
-  return buildRequest({
+  const callees = (c.callees ?? []).map((symbol) => {
+    const r = extractSymbol(source, symbol);
+    if (!r) throw new Error(`corpus: no ${symbol} in ${c.file}`);
+    return { file: c.file, symbol, firstLine: r.firstLine, lastLine: r.lastLine };
+  });
+  const request = buildRequest({
     lesson: root,
     files: CORPUS_FILES,
     source: c.file,
@@ -136,4 +146,5 @@ export function caseRequest(c: Case, root = 'corpus'): RunRequest {
     inputs: {},
     ...(range ? { lines: [range.firstLine, range.lastLine] as [number, number] } : {}),
   });
+  return callees.length ? { ...request, callees } : request;
 }
