@@ -5,10 +5,18 @@
  */
 import type { Step, Trace, Value } from '../trace/types';
 
+/**
+ * A line of one traced function, as one number: a line of the widget's own function (0) is its line
+ * number; a line of its k-th callee is k × LINE_SPAN + line. Breakpoints and line hits use these keys.
+ */
+export const LINE_SPAN = 1_000_000;
+export const pointKey = (fn: number, line: number) => fn * LINE_SPAN + line;
+export const pointOf = (key: number) => ({ fn: Math.floor(key / LINE_SPAN), line: key % LINE_SPAN });
+
 export interface ReplayIndex {
   trace: Trace;
   size: number;
-  /** line -> indices of `line` events on it, ascending. */
+  /** point key (function and line) -> indices of `line` events on it, ascending. */
   lineHits: Map<number, number[]>;
   /** step -> its frame. */
   frameOf: Int32Array;
@@ -16,6 +24,8 @@ export interface ReplayIndex {
 }
 
 interface FrameInfo {
+  /** Which traced function the frame runs (0 = the widget's own). */
+  fn: number;
   /** This frame's steps, ascending (child frames' steps are not in it). */
   steps: number[];
   /** name -> the steps where it got a value (or lost it: undefined), ascending. */
@@ -33,7 +43,7 @@ export function indexTrace(trace: Trace): ReplayIndex {
     // stack[k] is the open frame at depth k + 1
     stack.length = Math.min(stack.length, step.event === 'call' ? step.depth - 1 : step.depth);
     while (stack.length < step.depth) {
-      frames.push({ steps: [], vars: new Map(), parent: stack.length ? stack[stack.length - 1]! : -1 });
+      frames.push({ fn: step.fn ?? 0, steps: [], vars: new Map(), parent: stack.length ? stack[stack.length - 1]! : -1 });
       stack.push(frames.length - 1);
     }
     const f = stack[stack.length - 1]!;
@@ -49,8 +59,9 @@ export function indexTrace(trace: Trace): ReplayIndex {
     for (const [name, value] of Object.entries(step.locals ?? step.changes ?? {})) set(name, value);
     for (const name of step.removed ?? []) set(name, undefined);
     if (step.event === 'line') {
-      let hits = lineHits.get(step.line);
-      if (!hits) lineHits.set(step.line, (hits = []));
+      const key = pointKey(step.fn ?? 0, step.line);
+      let hits = lineHits.get(key);
+      if (!hits) lineHits.set(key, (hits = []));
       hits.push(i);
     }
     if (step.event === 'return') stack.pop();
@@ -178,9 +189,9 @@ export interface Variable {
  * (the previous stop: after a Continue, everything that changed since the last pause), or, moving
  * backwards, at this very step. A frame's arguments are not "changed" at its first step.
  */
-export function variablesAt(ix: ReplayIndex, cursor: number, since = cursor - 1): Variable[] {
+export function variablesAt(ix: ReplayIndex, cursor: number, since = cursor - 1, frameIndex?: number): Variable[] {
   if (cursor < 0 || cursor >= ix.size) return [];
-  const frame = ix.frames[ix.frameOf[cursor]!]!;
+  const frame = ix.frames[frameIndex ?? ix.frameOf[cursor]!]!;
   const after = since < cursor ? since : cursor - 1;
   const out: Variable[] = [];
   for (const [name, history] of frame.vars) {
@@ -189,6 +200,29 @@ export function variablesAt(ix: ReplayIndex, cursor: number, since = cursor - 1)
     const value = history.values[k];
     if (value === undefined) continue;
     out.push({ name, value, changed: history.at[k]! > after && history.at[k] !== frame.steps[0] });
+  }
+  return out;
+}
+
+/** One frame of the call stack at a step: its function, and the line it is on (a caller: the line of the call). */
+export interface StackFrame {
+  frame: number;
+  fn: number;
+  line: number;
+  /** The frame's latest step at or before the cursor. */
+  at: number;
+  /** The names of its arguments (its locals at its first step). */
+  args: string[];
+}
+
+/** The traced frames on the stack at `cursor`, innermost first. */
+export function callStack(ix: ReplayIndex, cursor: number): StackFrame[] {
+  if (cursor < 0 || cursor >= ix.size) return [];
+  const out: StackFrame[] = [];
+  for (let f = ix.frameOf[cursor]!; f >= 0; f = ix.frames[f]!.parent) {
+    const frame = ix.frames[f]!;
+    const at = frame.steps[upperBound(frame.steps, cursor) - 1]!;
+    out.push({ frame: f, fn: frame.fn, line: ix.trace.steps[at]!.line, at, args: Object.keys(ix.trace.steps[frame.steps[0]!]!.locals ?? {}) });
   }
   return out;
 }

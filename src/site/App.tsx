@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useMemo, type MouseEvent } from 'react';
 import { LOCALES, type Lesson, type LessonFailure, type LessonSummary, type Locale } from '../lessons/types';
 import { messages } from '../widget/i18n';
-import type { EngineLike, WidgetState } from '../widget/store';
+import { pointName, type EngineLike, type WidgetState } from '../widget/store';
 import { Widget } from '../widget/Widget';
 import { formatLink, type Link } from './deeplink';
 import { htmlLang, pathFor, splitPath } from './locale';
@@ -140,13 +140,13 @@ function LinkedWidget({ id, lesson, widgets, engine, locale, link, onLink }: { i
       const touched = state.scenario !== previous.scenario || state.breakpoints !== previous.breakpoints || state.pos !== previous.pos;
       if (!touched) return;
       const shown = state.status === 'paused' || state.status === 'finished';
-      onLink(formatLink({ widget: id, scenario: state.scenario, breakpoints: state.breakpoints, ...(shown ? { step: state.pos.cursor } : {}) }));
+      onLink(formatLink({ widget: id, scenario: state.scenario, breakpoints: state.breakpoints.map((k) => pointName(widget, k)), ...(shown ? { step: state.pos.cursor } : {}) }));
     },
-    [id, onLink],
+    [id, onLink, widget],
   );
   const linkTo = useCallback(
-    (state: WidgetState) => `${location.origin}${location.pathname}${formatLink({ widget: id, scenario: state.scenario, breakpoints: state.breakpoints, step: state.pos.cursor })}`,
-    [id],
+    (state: WidgetState) => `${location.origin}${location.pathname}${formatLink({ widget: id, scenario: state.scenario, breakpoints: state.breakpoints.map((k) => pointName(widget, k)), step: state.pos.cursor })}`,
+    [id, widget],
   );
   return <Widget widget={widget} files={lesson.files} engine={engine} locale={locale} initial={link ?? undefined} onState={onState} linkTo={linkTo} />;
 }

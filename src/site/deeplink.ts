@@ -1,4 +1,4 @@
-/** Deep links: `#widget=run_hooks&scenario=block&breakpoints=98,105&step=12`. */
+/** Deep links: `#widget=execute_hooked&scenario=block&breakpoints=122,run_hooks:98&step=12`. */
 import type { Initial } from '../widget/store';
 
 export interface Link extends Initial {
@@ -12,10 +12,10 @@ export function parseLink(hash: string): Link | null {
   const link: Link = { widget };
   const scenario = params.get('scenario');
   if (scenario) link.scenario = scenario;
+  // "98" (a line of the widget's function) or "run_hooks:97" (a line of a function it steps into)
   const breakpoints = (params.get('breakpoints') ?? '')
     .split(',')
-    .map(Number)
-    .filter((n) => Number.isInteger(n) && n > 0);
+    .flatMap((b): (number | string)[] => (/^\d+$/.test(b) && Number(b) > 0 ? [Number(b)] : /^[A-Za-z_][\w.]*:\d+$/.test(b) ? [b] : []));
   if (breakpoints.length) link.breakpoints = breakpoints;
   const step = Number(params.get('step'));
   if (Number.isInteger(step) && step > 0) link.step = step - 1;
@@ -27,5 +27,5 @@ export function formatLink(link: Link): string {
   if (link.scenario) params.set('scenario', link.scenario);
   if (link.breakpoints?.length) params.set('breakpoints', link.breakpoints.join(','));
   if (link.step !== undefined) params.set('step', String(link.step + 1));
-  return `#${params.toString().replace(/%2C/g, ',')}`;
+  return `#${params.toString().replace(/%2C/g, ',').replace(/%3A/g, ':')}`;
 }

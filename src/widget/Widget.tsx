@@ -5,7 +5,7 @@ import type { Locale, Widget as WidgetSpec } from '../lessons/types';
 import { widgetRequest } from '../lessons/run';
 import * as R from '../replay/replay';
 import { messages, t } from './i18n';
-import { connect, createWidgetStore, type EngineLike, type Initial, type WidgetActions, type WidgetState, type WidgetStore } from './store';
+import { connect, createWidgetStore, pointName, type EngineLike, type Initial, type WidgetActions, type WidgetState, type WidgetStore } from './store';
 import { CodePane } from './CodePane';
 import { ValueView } from './ValueView';
 
@@ -78,11 +78,18 @@ function WidgetView({ widget, locale, store, linkTo }: WidgetProps & { store: Wi
   const m = messages(locale);
   const ix = s.index;
   const cursor = s.pos.cursor;
-  const step = ix ? R.stepAt(ix, cursor) : undefined;
   const active = s.status === 'paused' || s.status === 'finished';
-  const line = active && step ? step.line : undefined;
-  const previous = active && ix && s.status === 'paused' ? R.previousLine(ix, cursor) : undefined;
-  const variables = useMemo(() => (ix && active ? R.variablesAt(ix, cursor, s.since) : []), [ix, cursor, active, s.since]);
+  const blocks = [widget, ...(widget.callees ?? [])];
+  const shown = blocks[s.shown] ?? widget;
+  const stack = useMemo(() => (ix && active ? R.callStack(ix, cursor) : []), [ix, cursor, active]);
+  // the frame whose position and variables are shown: the current one, or one picked in the call stack
+  const viewed = stack.find((f) => f.frame === s.frame) ?? stack[0];
+  const current = viewed === stack[0];
+  const step = ix && current ? R.stepAt(ix, cursor) : undefined;
+  const line = active && viewed && viewed.fn === s.shown ? viewed.line : undefined;
+  const previous = current && line !== undefined && ix && s.status === 'paused' ? R.previousLine(ix, cursor) : undefined;
+  const variables = useMemo(() => (ix && active && viewed ? R.variablesAt(ix, cursor, current ? s.since : cursor, viewed.frame) : []), [ix, cursor, active, s.since, viewed?.frame, current]);
+  const shownBreakpoints = s.breakpoints.filter((k) => R.pointOf(k).fn === s.shown).map((k) => R.pointOf(k).line);
   // nothing is current once the run has finished
   const diagramLine = ix && s.status === 'paused' ? R.latestLine(ix, widget.diagram.map((d) => d.line), cursor) : -1;
   const actions = store.getState();
@@ -114,7 +121,10 @@ function WidgetView({ widget, locale, store, linkTo }: WidgetProps & { store: Wi
       data-step={active ? cursor + 1 : 0}
       data-steps={steps}
       data-line={line ?? ''}
-      data-breakpoints={s.breakpoints.join(',')}
+      data-fn={active && stack[0] ? blocks[stack[0].fn]?.symbol : ''}
+      data-shown={shown.symbol}
+      data-depth={stack.length}
+      data-breakpoints={s.breakpoints.map((k) => pointName(widget, k)).join(',')}
       data-scenario={s.scenario}
       onKeyDown={onKeyDown}
     >
@@ -152,7 +162,7 @@ function WidgetView({ widget, locale, store, linkTo }: WidgetProps & { store: Wi
           ))}
         </div>
 
-        <StatusLine s={s} locale={locale} symbol={widget.symbol} />
+        <StatusLine s={s} locale={locale} widget={widget} />
       </div>
       <p className="sl-hint">
         {m.hint} <span className="sl-readonly">{m.readOnly}</span>
@@ -160,7 +170,16 @@ function WidgetView({ widget, locale, store, linkTo }: WidgetProps & { store: Wi
 
       <div className="sl-main">
         <div className="sl-code-col">
-          <CodePane code={widget.code} firstLine={widget.firstLine} label={`${widget.file} · ${widget.symbol}. ${m.code}`} marks={{ breakpoints: s.breakpoints, current: line, previous, atBreakpoint: s.pos.reason === 'breakpoint' }} toggle={actions.toggleBreakpoint} coveredTop={coveredTop} />
+          {blocks.length > 1 && (
+            <div className="sl-tabs" role="tablist" aria-label={m.functions}>
+              {blocks.map((b, fn) => (
+                <button key={b.symbol} type="button" role="tab" data-fn={b.symbol} aria-selected={s.shown === fn} disabled={!live} onClick={() => actions.showFunction(fn)} className={stack.some((f) => f.fn === fn) ? 'sl-on-stack' : undefined}>
+                  <code>{b.symbol}</code>
+                </button>
+              ))}
+            </div>
+          )}
+          <CodePane code={shown.code} firstLine={shown.firstLine} label={`${shown.file} · ${shown.symbol}. ${m.code}`} marks={{ breakpoints: shownBreakpoints, current: line, previous, atBreakpoint: current && s.pos.reason === 'breakpoint' }} toggle={(l) => actions.toggleBreakpoint(l)} coveredTop={coveredTop} />
           <div className="sl-scrub">
             <label>
               <span>{steps ? t(locale, 'stepOf', { step: active ? cursor + 1 : 0, steps }) : m.step}</span>
@@ -168,7 +187,7 @@ function WidgetView({ widget, locale, store, linkTo }: WidgetProps & { store: Wi
             </label>
             {linkTo && <CopyLink url={active ? linkTo(s) : null} locale={locale} />}
             <span className="sl-bps">
-              {m.breakpoints}: {s.breakpoints.length ? s.breakpoints.join(', ') : m.none}
+              {m.breakpoints}: {s.breakpoints.length ? s.breakpoints.map((k) => pointName(widget, k)).join(', ') : m.none}
             </span>
           </div>
         </div>
@@ -195,6 +214,32 @@ function WidgetView({ widget, locale, store, linkTo }: WidgetProps & { store: Wi
               )}
             </ul>
           </div>
+          {blocks.length > 1 && (
+            <div className="sl-panel" data-panel="stack">
+              <h4>{m.callStack}</h4>
+              {stack.length > 0 ? (
+                <ol className="sl-stack" aria-label={m.callStackNote}>
+                  {stack.map((f) => {
+                    const b = blocks[f.fn]!;
+                    return (
+                      <li key={f.frame}>
+                        <button type="button" data-frame={b.symbol} aria-current={f === viewed ? 'true' : undefined} onClick={() => actions.selectFrame(f === stack[0] ? null : f.frame)}>
+                          <code>
+                            {b.symbol}({f.args.join(', ')})
+                          </code>{' '}
+                          <span className="sl-where">
+                            {b.file}:{f.line}
+                          </span>
+                        </button>
+                      </li>
+                    );
+                  })}
+                </ol>
+              ) : (
+                <p className="sl-empty">{m.none}</p>
+              )}
+            </div>
+          )}
           <OutputPanel s={s} locale={locale} />
         </div>
       </div>
@@ -288,7 +333,8 @@ const mb = (n: number) => (n / 1048576).toFixed(1);
 /** "3.1 / 9.6 MB (32 %)", or "3.1 MB" when the total is not known. */
 const bytes = (loaded: number, total: number) => (total ? `${mb(loaded)} / ${mb(total)} MB (${Math.min(100, Math.round((loaded / total) * 100))} %)` : `${mb(loaded)} MB`);
 
-function StatusLine({ s, locale, symbol }: { s: WidgetState; locale: Locale; symbol: string }) {
+function StatusLine({ s, locale, widget }: { s: WidgetState; locale: Locale; widget: WidgetSpec }) {
+  const symbol = widget.symbol;
   const ix = s.index;
   let text: string;
   const load = s.engine.state === 'error' ? s.engine.load : undefined;
@@ -300,14 +346,15 @@ function StatusLine({ s, locale, symbol }: { s: WidgetState; locale: Locale; sym
   else if (s.status === 'paused' && ix) {
     const step = ix.trace.steps[s.pos.cursor]!;
     const why = s.pos.reason === 'breakpoint' ? t(locale, 'status.paused.breakpoint') : `${messages(locale).sep}${messages(locale).event[step.event]}`;
-    text = t(locale, 'status.paused', { line: step.line, step: s.pos.cursor + 1, steps: ix.size, why });
+    const callee = step.fn ? widget.callees[step.fn - 1] : undefined;
+    text = callee ? t(locale, 'status.pausedIn', { symbol: callee.symbol, line: step.line, step: s.pos.cursor + 1, steps: ix.size, why }) : t(locale, 'status.paused', { line: step.line, step: s.pos.cursor + 1, steps: ix.size, why });
   } else {
     const error = ix?.trace.error;
     text = error ? t(locale, 'status.finishedError', { error: error.type, steps: ix?.size ?? 0 }) : t(locale, 'status.finished', { steps: ix?.size ?? 0 });
   }
   const truncated = ix?.trace.truncated && (s.status === 'paused' || s.status === 'finished') ? t(locale, `status.truncated.${ix.trace.truncated}`) : '';
   // a breakpoint the run never reached: say so, instead of just ending
-  const unreached = ix && s.status === 'finished' ? s.breakpoints.filter((line) => !ix.lineHits.get(line)?.length) : [];
+  const unreached = ix && s.status === 'finished' ? s.breakpoints.filter((key) => !ix.lineHits.get(key)?.length).map((key) => pointName(widget, key)) : [];
   // Python's loading progress is shown apart from the run's status
   const loading = s.engine.state === 'loading' ? `${t(locale, `status.loading.${s.engine.phase}`)}${s.engine.loaded ? ` ${bytes(s.engine.loaded, s.engine.total ?? 0)}` : ''}` : '';
   return (

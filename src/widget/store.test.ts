@@ -3,7 +3,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { findWidget, loadLesson } from '../lessons/load';
 import { nodeRunner } from '../runtime/node';
 import type { RunRequest, Trace } from '../trace/types';
-import { createWidgetStore, type EngineLike } from './store';
+import * as R from '../replay/replay';
+import { createWidgetStore, pointName, type EngineLike } from './store';
 
 const lesson = loadLesson(resolve('lessons/s04-hooks'));
 const widget = findWidget(lesson, 'run_hooks');
@@ -65,6 +66,59 @@ describe('widget store with the real Pyodide', () => {
     expect(runs).toBe(before + 1);
     expect(s().pos.cursor).toBe(0);
     expect(createWidgetStore(widget, lesson.files, engine, { scenario: 'unknown' }).getState().scenario).toBe('pass');
+  });
+});
+
+describe('stepping into the functions a widget calls (execute_hooked, real Pyodide)', () => {
+  const hooked = findWidget(lesson, 'execute_hooked');
+  const lineOf = (block: { firstLine: number; code: string }, text: string) => block.firstLine + block.code.split('\n').findIndex((l) => l.trim().startsWith(text));
+  const runHooks = hooked.callees.find((c) => c.symbol === 'run_hooks')!;
+  const authorize = hooked.callees.find((c) => c.symbol === 'authorize_call')!;
+  const symbolAt = (store: ReturnType<typeof createWidgetStore>) => {
+    const { index, pos } = store.getState();
+    const fn = index!.trace.steps[pos.cursor]!.fn ?? 0;
+    return fn ? hooked.callees[fn - 1]!.symbol : hooked.symbol;
+  };
+
+  it('steps into run_hooks and out again, then into execute_guarded and authorize_call', async () => {
+    const store = createWidgetStore(hooked, lesson.files, engine, { scenario: 'pass', breakpoints: [lineOf(hooked, 'before = run_hooks(')] });
+    const s = () => store.getState();
+    await s().start('debug');
+    expect(symbolAt(store)).toBe('execute_hooked');
+    s().stepInto();
+    expect(symbolAt(store)).toBe('run_hooks');
+    expect(s().shown).toBe(hooked.callees.indexOf(runHooks) + 1);
+    const stack = () => R.callStack(s().index!, s().pos.cursor).map((f) => [f.fn ? hooked.callees[f.fn - 1]!.symbol : hooked.symbol, f.line]);
+    expect(stack()).toEqual([['run_hooks', runHooks.firstLine], ['execute_hooked', lineOf(hooked, 'before = run_hooks(')]]);
+    // the callee's arguments are its own locals; the caller's `call` is the very object run_hooks got as payload
+    s().stepOver();
+    const vars = R.variablesAt(s().index!, s().pos.cursor);
+    const payload = vars.find((v) => v.name === 'payload')!.value as { id: number };
+    const caller = R.variablesAt(s().index!, s().pos.cursor, s().pos.cursor, R.callStack(s().index!, s().pos.cursor)[1]!.frame);
+    expect((caller.find((v) => v.name === 'call')!.value as { id: number }).id).toBe(payload.id);
+    s().stepOut(); // to run_hooks' return
+    expect(s().index!.trace.steps[s().pos.cursor]!.event).toBe('return');
+    s().stepOut(); // back in execute_hooked
+    expect(symbolAt(store)).toBe('execute_hooked');
+    expect(s().shown).toBe(0);
+    // a breakpoint inside authorize_call, set while execute_hooked is shown: Continue stops there
+    s().toggleBreakpoint(lineOf(authorize, 'rule = permission_for('), hooked.callees.indexOf(authorize) + 1);
+    s().resume();
+    expect(symbolAt(store)).toBe('authorize_call');
+    expect(stack().map(([name]) => name)).toEqual(['authorize_call', 'execute_guarded', 'execute_hooked']);
+    expect(s().breakpoints.map((k) => pointName(hooked, k))).toEqual([String(lineOf(hooked, 'before = run_hooks(')), `authorize_call:${lineOf(authorize, 'rule = permission_for(')}`]);
+    // picking the caller's frame shows its function and position; the next move follows the current frame again
+    s().selectFrame(R.callStack(s().index!, s().pos.cursor)[2]!.frame);
+    expect(s().shown).toBe(0);
+    s().stepOver();
+    expect(s().frame).toBeNull();
+    expect(symbolAt(store)).toBe('authorize_call');
+  });
+
+  it('a deep link names a breakpoint in a callee by function and line; an unknown function is dropped', () => {
+    const line = lineOf(runHooks, 'answer = callback(view)');
+    const store = createWidgetStore(hooked, lesson.files, engine, { breakpoints: [`run_hooks:${line}`, 'nope:3', `run_hooks:${hooked.firstLine}`] });
+    expect(store.getState().breakpoints.map((k) => pointName(hooked, k))).toEqual([`run_hooks:${line}`]);
   });
 });
 

@@ -28,7 +28,12 @@ export type Mode = 'run' | 'debug' | 'step';
 
 export interface WidgetState {
   scenario: string;
+  /** Point keys (R.pointKey): a line of the widget's function is its number, a callee's line is offset by its number. */
   breakpoints: number[];
+  /** Which function the code view shows (0 = the widget's, k = its k-th callee): the current frame's, or one the reader picked. */
+  shown: number;
+  /** A frame of the call stack the reader picked (its code position and locals shown), or null for the current one. */
+  frame: number | null;
   status: Status;
   engine: EngineStatus;
   index: R.ReplayIndex | null;
@@ -51,7 +56,10 @@ export interface WidgetActions {
   goto(cursor: number): void;
   reset(): void;
   setScenario(id: string): void;
-  toggleBreakpoint(line: number): void;
+  /** Toggle a breakpoint on a line of the function shown (or of function `fn`). */
+  toggleBreakpoint(line: number, fn?: number): void;
+  showFunction(fn: number): void;
+  selectFrame(frame: number | null): void;
   harnessText(): string;
 }
 
@@ -59,9 +67,21 @@ export type WidgetStore = StoreApi<WidgetState & WidgetActions>;
 
 export interface Initial {
   scenario?: string;
-  breakpoints?: number[];
+  /** Lines of the widget's function, or "callee:line" for a function it can step into. */
+  breakpoints?: (number | string)[];
   /** Open paused at this step once the trace is in (a deep link). */
   step?: number;
+}
+
+/** A breakpoint as a reader (and a deep link) names it: "98" in the widget's function, "run_hooks:97" in a callee. */
+export function pointName(widget: Widget, key: number): string {
+  const { fn, line } = R.pointOf(key);
+  return fn ? `${widget.callees[fn - 1]?.symbol ?? fn}:${line}` : String(line);
+}
+
+/** The function of the step the replay stands on (the widget's own before a run). */
+function shownAt(index: R.ReplayIndex, pos: R.Position): number {
+  return pos.cursor >= 0 ? (index.trace.steps[pos.cursor]?.fn ?? 0) : 0;
 }
 
 function statusFor(pos: R.Position): Status {
@@ -69,7 +89,19 @@ function statusFor(pos: R.Position): Status {
 }
 
 export function createWidgetStore(widget: Widget, files: Record<string, string>, engine: EngineLike, initial: Initial = {}): WidgetStore {
-  const valid = (line: number) => Number.isInteger(line) && line >= widget.firstLine && line <= widget.lastLine;
+  const blocks = [widget, ...(widget.callees ?? [])];
+  const valid = (key: number) => {
+    const { fn, line } = R.pointOf(key);
+    const block = blocks[fn];
+    return Number.isInteger(key) && key > 0 && !!block && line >= block.firstLine && line <= block.lastLine;
+  };
+  /** A deep link's breakpoint: a line, or "symbol:line" of a callee. */
+  const keyOf = (bp: number | string) => {
+    if (typeof bp === 'number') return bp;
+    const [symbol, line] = [bp.slice(0, bp.lastIndexOf(':')), Number(bp.slice(bp.lastIndexOf(':') + 1))];
+    const fn = blocks.findIndex((b) => b.symbol === symbol);
+    return fn < 0 ? NaN : R.pointKey(fn, line);
+  };
   const scenario = widget.scenarios.some((s) => s.id === initial.scenario) ? initial.scenario! : widget.scenarios[0]!.id;
   const store = createStore<WidgetState & WidgetActions>()((set, get) => {
     /** Apply a pure replay move to the current trace. */
@@ -81,11 +113,13 @@ export function createWidgetStore(widget: Widget, files: Record<string, string>,
         return;
       }
       const next = f(index, pos, breakpoints);
-      if (next !== pos) set({ pos: next, since: pos.cursor, status: statusFor(next) });
+      if (next !== pos) set({ pos: next, since: pos.cursor, status: statusFor(next), frame: null, shown: shownAt(index, next) });
     };
     return {
       scenario,
-      breakpoints: [...new Set((initial.breakpoints ?? []).filter(valid))].sort((a, b) => a - b),
+      breakpoints: [...new Set((initial.breakpoints ?? []).map(keyOf).filter(valid))].sort((a, b) => a - b),
+      shown: 0,
+      frame: null,
       status: 'idle',
       // as prerendered: the live status arrives in connect(), after hydration, so both render alike
       engine: staticEngine.status,
@@ -97,7 +131,7 @@ export function createWidgetStore(widget: Widget, files: Record<string, string>,
 
       async start(mode) {
         const generation = get().generation + 1;
-        set({ generation, status: engine.status.state === 'ready' ? 'running' : 'loading', error: null, index: null, pos: R.IDLE });
+        set({ generation, status: engine.status.state === 'ready' ? 'running' : 'loading', error: null, index: null, pos: R.IDLE, frame: null });
         let trace: Trace;
         try {
           trace = await engine.run(widgetRequest(files, widget, get().scenario));
@@ -112,7 +146,7 @@ export function createWidgetStore(widget: Widget, files: Record<string, string>,
           return;
         }
         const pos = mode === 'run' ? R.run(index) : mode === 'step' ? R.goto(index, 0) : R.debug(index, get().breakpoints);
-        set({ index, pos, since: -1, status: statusFor(pos) });
+        set({ index, pos, since: -1, status: statusFor(pos), shown: shownAt(index, pos) });
       },
       resume: () => move((ix, pos, bps) => R.resume(ix, pos, bps), 'debug'),
       reverseResume: () => move((ix, pos, bps) => R.reverseResume(ix, pos, bps)),
@@ -121,16 +155,26 @@ export function createWidgetStore(widget: Widget, files: Record<string, string>,
       stepOut: () => move((ix, pos) => R.stepOut(ix, pos), 'step'),
       stepBack: () => move((ix, pos) => R.stepBack(ix, pos)),
       goto: (cursor) => move((ix) => R.goto(ix, cursor)),
-      reset: () => set({ generation: get().generation + 1, index: null, pos: R.IDLE, status: 'idle', error: null }),
+      reset: () => set({ generation: get().generation + 1, index: null, pos: R.IDLE, status: 'idle', error: null, frame: null, shown: 0 }),
       setScenario(id) {
         scenarioOf(widget, id);
         if (id === get().scenario) return;
-        set({ scenario: id, breakpoints: [], generation: get().generation + 1, index: null, pos: R.IDLE, status: 'idle', error: null });
+        set({ scenario: id, breakpoints: [], generation: get().generation + 1, index: null, pos: R.IDLE, status: 'idle', error: null, frame: null, shown: 0 });
       },
-      toggleBreakpoint(line) {
-        if (!valid(line)) return;
+      toggleBreakpoint(line, fn = get().shown) {
+        const key = R.pointKey(fn, line);
+        if (!valid(key)) return;
         const { breakpoints } = get();
-        set({ breakpoints: breakpoints.includes(line) ? breakpoints.filter((l) => l !== line) : [...breakpoints, line].sort((a, b) => a - b) });
+        set({ breakpoints: breakpoints.includes(key) ? breakpoints.filter((k) => k !== key) : [...breakpoints, key].sort((a, b) => a - b) });
+      },
+      showFunction(fn) {
+        if (blocks[fn]) set({ shown: fn, frame: null });
+      },
+      selectFrame(frame) {
+        const { index } = get();
+        const info = frame === null || !index ? undefined : index.frames[frame];
+        if (frame === null || !index) set({ frame: null, shown: index ? shownAt(index, get().pos) : get().shown });
+        else if (info) set({ frame, shown: info.fn });
       },
       harnessText: () => harnessText(scenarioOf(widget, get().scenario).inputs, widget.harness.code),
     };
