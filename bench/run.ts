@@ -45,6 +45,21 @@ const time = (f: () => void) => {
 const best = (n: number, f: () => void) => Math.min(...Array.from({ length: n }, () => time(f)));
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 
+/** p50/p95 of one replay move (and reading what the page shows after it), from 20k moves over a trace. */
+function moveLatency(ix: R.ReplayIndex, move: (p: R.Position) => R.Position, stack = false) {
+  const samples: number[] = [];
+  let pos = R.goto(ix, Math.floor(ix.size / 2));
+  for (let k = 0; k < 20_000; k++) {
+    const t = performance.now();
+    pos = move(pos);
+    R.variablesAt(ix, pos.cursor);
+    if (stack) R.callStack(ix, pos.cursor);
+    samples.push(performance.now() - t);
+    if (pos.phase !== 'paused') pos = R.goto(ix, (k * 104729) % ix.size);
+  }
+  return { p50us: +(pct(samples, 50) * 1000).toFixed(1), p95us: +(pct(samples, 95) * 1000).toFixed(1) };
+}
+
 async function main() {
   const py = await loadPyodide();
   const runner = createRunner(py, tracerSource());
@@ -124,19 +139,42 @@ async function main() {
     ['reverse-continue', (p) => R.reverseResume(ix, p, [line])],
     ['goto+variables', (p) => (R.variablesAt(ix, p.cursor), R.goto(ix, (p.cursor * 7919 + 13) % ix.size))],
   ];
-  const replay: Record<string, unknown>[] = [];
-  for (const [name, move] of moves) {
-    const samples: number[] = [];
-    let pos = R.goto(ix, Math.floor(ix.size / 2));
-    for (let k = 0; k < 20_000; k++) {
-      const t = performance.now();
-      pos = move(pos);
-      R.variablesAt(ix, pos.cursor);
-      samples.push(performance.now() - t);
-      if (pos.phase !== 'paused') pos = R.goto(ix, (k * 104729) % ix.size);
-    }
-    replay.push({ move: name, steps: ix.size, p50us: +(pct(samples, 50) * 1000).toFixed(1), p95us: +(pct(samples, 95) * 1000).toFixed(1) });
-  }
+  const replay = moves.map(([name, move]) => ({ move: name, steps: ix.size, ...moveLatency(ix, move) }));
+
+  // several traced functions: execute_hooked stepping into run_hooks, execute_guarded and authorize_call
+  const hooked = findWidget(lesson, 'execute_hooked');
+  const calleeRequest = (calls: number) => ({
+    ...buildRequest({ lesson: 's04-hooks', files: lesson.files, source: hooked.file, symbol: hooked.symbol, harness: { file: 'harness/bench.py', code: harness(calls) }, inputs: {}, lines: [hooked.firstLine, hooked.lastLine] }, { maxSteps: 1_000_000, timeoutMs: 600_000 }),
+    callees: hooked.callees.map((c) => ({ file: c.file, symbol: c.symbol, firstLine: c.firstLine, lastLine: c.lastLine })),
+  });
+  const perCall = runner.run(calleeRequest(10)).steps.length / 10;
+  const calls = Math.round(100_000 / perCall);
+  let multi = null as ReturnType<typeof runner.run> | null;
+  const multiMs = best(2, () => (multi = runner.run(calleeRequest(calls))));
+  const multiPlain = best(2, () => untraced(calls));
+  const mix = multi!;
+  const mixIx = R.indexTrace(mix);
+  const bytesPerStep = (trace: ReturnType<typeof runner.run>) => JSON.stringify(trace.steps).length / trace.steps.length;
+  const inner = hooked.callees.find((c) => c.symbol === 'run_hooks')!;
+  const bp = R.pointKey(hooked.callees.indexOf(inner) + 1, inner.firstLine + inner.code.split('\n').findIndex((l) => l.includes('answer = callback(view)')));
+  const mixMoves = (
+    [
+      ['continue (breakpoint in a callee)', (p: R.Position) => R.resume(mixIx, p, [bp])],
+      ['step-into', (p: R.Position) => R.stepInto(mixIx, p)],
+      ['step-over', (p: R.Position) => R.stepOver(mixIx, p)],
+      ['step-out', (p: R.Position) => R.stepOut(mixIx, p)],
+      ['reverse-continue', (p: R.Position) => R.reverseResume(mixIx, p, [bp])],
+    ] as const
+  ).map(([name, move]) => ({ move: name, ...moveLatency(mixIx, move, true) }));
+  const fns = new Set(mix.steps.map((st) => st.fn ?? 0)).size;
+  const callees = {
+    steps: mix.steps.length,
+    functions: fns,
+    usPerStep: +(((multiMs - multiPlain) * 1000) / mix.steps.length).toFixed(2),
+    bytesPerStep: +bytesPerStep(mix).toFixed(1),
+    oneFunctionBytesPerStep: +bytesPerStep(t100).toFixed(1),
+    moves: mixMoves,
+  };
 
   // bundle size (JS without Pyodide)
   if (!existsSync('dist/assets')) execSync('npx vite build', { stdio: 'ignore' });
@@ -152,11 +190,14 @@ async function main() {
     baseline,
     clean: cleanRows,
     replay: { indexBuildMs: +buildMs.toFixed(1), moves: replay },
+    callees,
     bundle: { files: assets.length, gzipKB: +(gzip / 1024).toFixed(1) },
     targets: {
       ...(quick ? {} : { 'tracer ≥ 50× faster than full-heap bdb': baseline.speedup >= 50 }),
       'per-step cost flat 1k→100k (max/min ≤ 2)': Math.max(...per) / Math.min(...per) <= 2,
       'replay move p95 ≤ 16 ms at 100k': replay.every((r) => (r.p95us as number) <= 16_000),
+      'several functions: replay move p95 ≤ 16 ms': mixMoves.every((r) => (r.p95us as number) <= 16_000),
+      'several functions: bytes per step no worse than one function': callees.bytesPerStep <= callees.oneFunctionBytesPerStep,
       'bundle ≤ 250 KB gzip': gzip / 1024 <= 250,
     },
   };
@@ -168,6 +209,8 @@ async function main() {
   console.table(cleanRows);
   console.log(`Replay over ${ix.size} steps (index built in ${buildMs.toFixed(1)} ms)`);
   console.table(replay);
+  console.log(`Several traced functions (execute_hooked + ${hooked.callees.map((c) => c.symbol).join(', ')}): ${callees.steps} steps in ${fns} functions, ${callees.usPerStep} µs/step, ${callees.bytesPerStep} bytes/step as JSON (one function: ${callees.oneFunctionBytesPerStep})`);
+  console.table(mixMoves);
   console.log(`Bundle: ${assets.length} JS files, ${(gzip / 1024).toFixed(1)} KB gzip`);
   console.table(Object.entries(results.targets).map(([target, met]) => ({ target, met })));
   mkdirSync('bench/results', { recursive: true });
