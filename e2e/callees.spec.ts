@@ -46,6 +46,12 @@ for (const lang of ['zh', 'en'] as const) {
     await expect(stackOf(w).nth(0)).toContainText('run_hooks(hooks, event, payload)');
     await expect(stackOf(w).nth(1)).toContainText(`${RUNTIME}:${BEFORE}`);
     await expect(w.locator('[data-var="event"]')).toContainText("'before'");
+    // Step back crosses frames too: back in the caller at the call, and in again
+    await page.keyboard.press('Shift+F10');
+    await pausedIn(w, 'execute_hooked', BEFORE);
+    await expect(w).toHaveAttribute('data-shown', 'execute_hooked');
+    await page.keyboard.press('F11');
+    await expect(w).toHaveAttribute('data-fn', 'run_hooks');
 
     // a breakpoint in the callee: Continue shows the before-callbacks running one by one
     await gutterNumber(w, CALLBACK).click();

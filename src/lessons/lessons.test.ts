@@ -90,6 +90,8 @@ describe('loadLesson', () => {
     ['a missing required key', { 'lesson.yaml': good['lesson.yaml'].replace('    harness: h.py\n', '') }, /widgets\[0\]\.harness: is required/],
     ['broken YAML', { 'lesson.yaml': 'title: [' }, /invalid YAML/],
     ['a missing locale', { 'zh.md': undefined }, /no zh.md/],
+    ['a stepInto name that is nowhere, with the closest one', { 'lesson.yaml': good['lesson.yaml'].replace('    harness: h.py\n', '    harness: h.py\n    stepInto: [helpr]\n'), 'core/util.py': 'def helper(x):\n    return x\n' }, /widgets\[0\]\.stepInto\[0\]: no function "helpr" in m.py or core\/; did you mean "helper"\?/],
+    ['a stepInto name defined in two core files', { 'lesson.yaml': good['lesson.yaml'].replace('    harness: h.py\n', '    harness: h.py\n    stepInto: [helper]\n'), 'core/a.py': 'def helper():\n    pass\n', 'core/b.py': 'def helper():\n    pass\n' }, /"helper" is defined in core\/a.py and core\/b.py: write "core\/a.py:helper"/],
   ])('rejects %s with a clear error', (_name, change, message) => {
     const files: Record<string, string> = { ...good };
     for (const [k, v] of Object.entries(change)) {
@@ -97,6 +99,15 @@ describe('loadLesson', () => {
       else files[k] = v;
     }
     expect(lesson(files)).toThrow(message);
+  });
+
+  it('steps into the core/ functions the widget calls by default; stepInto names them, [] turns it off', () => {
+    const files = { ...good, 'lesson.yaml': good['lesson.yaml'].replace('match: return x', 'match: y = helper(x) + f2(x)'), 'm.py': 'from core.util import helper, unused\n\ndef f(x):\n    y = helper(x) + f2(x)\n    return x\n\ndef f2(x):\n    return x\n', 'core/util.py': 'def helper(x):\n    return x\n\ndef unused():\n    pass\n' };
+    expect(findWidget(lesson(files)(), 'w').callees.map((c) => `${c.file}:${c.symbol}:${c.firstLine}-${c.lastLine}`)).toEqual(['core/util.py:helper:1-2']);
+    const named = files['lesson.yaml'].replace('    harness: h.py\n', '    harness: h.py\n    stepInto: [f2, "core/util.py:unused"]\n');
+    expect(findWidget(lesson({ ...files, 'lesson.yaml': named })(), 'w').callees.map((c) => c.symbol)).toEqual(['f2', 'unused']);
+    const none = files['lesson.yaml'].replace('    harness: h.py\n', '    harness: h.py\n    stepInto: []\n');
+    expect(findWidget(lesson({ ...files, 'lesson.yaml': none })(), 'w').callees).toEqual([]);
   });
 
   it('names every problem of a lesson.yaml at once', () => {
