@@ -90,6 +90,11 @@ describe('loadLesson', () => {
     ['a missing required key', { 'lesson.yaml': good['lesson.yaml'].replace('    harness: h.py\n', '') }, /widgets\[0\]\.harness: is required/],
     ['broken YAML', { 'lesson.yaml': 'title: [' }, /invalid YAML/],
     ['a missing locale', { 'zh.md': undefined }, /no zh.md/],
+    ['a prose link to a widget that is not there', { 'en.md': 'See [this](#widget=ww&step=2).\n\n```debugger\nw\n```\n' }, /en.md:1: a link to widget "ww", which is not in this lesson; did you mean "w"\?/],
+    ['a prose link to a scenario that is not there', { 'en.md': '```debugger\nw\n```\n\nSee [this](#widget=w&scenario=onne).\n' }, /en.md:5: a link to scenario "onne" of w, which has none such; did you mean "one"\?/],
+    ['a prose link with a breakpoint outside the function', { 'en.md': '```debugger\nw\n```\n\n[here](#widget=w&breakpoints=9)\n' }, /breakpoint "9" is not a line of f \(lines 1-2\)/],
+    ['a question on a line the function does not have', { 'lesson.yaml': good['lesson.yaml'].replace('    diagram:', '    predict: [{at: return y, ask: next-line}]\n    diagram:') }, /widgets\[0\]\.predict\[0\]\.at: no line of f reads "return y"; did you mean "return x"\?/],
+    ['a value question without its variable', { 'lesson.yaml': good['lesson.yaml'].replace('    diagram:', '    predict: [{at: return x, ask: value}]\n    diagram:') }, /predict\[0\].*ask: value needs `variable`/],
     ['a stepInto name that is nowhere, with the closest one', { 'lesson.yaml': good['lesson.yaml'].replace('    harness: h.py\n', '    harness: h.py\n    stepInto: [helpr]\n'), 'core/util.py': 'def helper(x):\n    return x\n' }, /widgets\[0\]\.stepInto\[0\]: no function "helpr" in m.py or core\/; did you mean "helper"\?/],
     ['a stepInto name defined in two core files', { 'lesson.yaml': good['lesson.yaml'].replace('    harness: h.py\n', '    harness: h.py\n    stepInto: [helper]\n'), 'core/a.py': 'def helper():\n    pass\n', 'core/b.py': 'def helper():\n    pass\n' }, /"helper" is defined in core\/a.py and core\/b.py: write "core\/a.py:helper"/],
   ])('rejects %s with a clear error', (_name, change, message) => {
@@ -108,6 +113,13 @@ describe('loadLesson', () => {
     expect(findWidget(lesson({ ...files, 'lesson.yaml': named })(), 'w').callees.map((c) => c.symbol)).toEqual(['f2', 'unused']);
     const none = files['lesson.yaml'].replace('    harness: h.py\n', '    harness: h.py\n    stepInto: []\n');
     expect(findWidget(lesson({ ...files, 'lesson.yaml': none })(), 'w').callees).toEqual([]);
+  });
+
+  it('keeps prose links to widget states and questions for the reader', () => {
+    const yaml = good['lesson.yaml'].replace('    diagram:', '    predict: [{at: return x, ask: value, variable: x}]\n    diagram:');
+    const l = lesson({ ...good, 'lesson.yaml': yaml, 'en.md': '```debugger\nw\n```\n\n[Pause here](#widget=w&scenario=one&breakpoints=2&step=2).\n' })();
+    expect(findWidget(l, 'w').predict).toEqual([{ line: 2, ask: 'value', variable: 'x' }]);
+    expect((l.prose.en[1] as { html: string }).html).toContain('href="#widget=w&amp;scenario=one&amp;breakpoints=2&amp;step=2"');
   });
 
   it('names every problem of a lesson.yaml at once', () => {

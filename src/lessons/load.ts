@@ -4,6 +4,7 @@ import { join, relative, resolve, sep } from 'node:path';
 import MarkdownIt from 'markdown-it';
 import { parseDocument, visit, type Document } from 'yaml';
 import type { Json } from '../runtime/request';
+import { parseLink } from '../site/deeplink';
 import { extractSymbol } from './symbols';
 import { schemaProblems, type LessonSpec } from './schema';
 import { didYouMean } from './suggest';
@@ -65,6 +66,16 @@ function codeBlock(files: Record<string, string>, path: string, name: string, wh
   return { file: path, symbol: name, firstLine: range.firstLine, lastLine: range.lastLine, code: range.code };
 }
 
+/** The one line of a function whose text is `match` (surrounding spaces ignored). */
+function lineReading(block: CodeBlock, match: string, where: string): number {
+  const lines = block.code.split('\n');
+  const text = match.trim();
+  const hits = lines.flatMap((line, k) => (line.trim() === text ? [block.firstLine + k] : []));
+  if (hits.length === 1) return hits[0]!;
+  const near = didYouMean(text, lines.map((l) => l.trim()).filter(Boolean));
+  throw new LessonError(where, hits.length ? `"${text}" matches ${hits.length} lines of ${block.symbol} (lines ${hits.join(', ')}); make it unique` : `no line of ${block.symbol} reads "${text}"${near}`);
+}
+
 /** A stepInto entry: "path.py:name", or "name" in the widget's own file, else in exactly one file of core/. */
 function calleeBlock(files: Record<string, string>, target: CodeBlock, entry: string, where: string): CodeBlock {
   const colon = entry.lastIndexOf(':');
@@ -100,11 +111,39 @@ function pythonFile(files: Record<string, string>, path: string, where: string):
   return text;
 }
 
+/**
+ * A link in the prose to a state of a widget on the same page (`#widget=…&scenario=…&breakpoints=…&step=…`,
+ * the deep-link form): its widget, scenario and breakpoint lines must exist.
+ */
+function checkProseLink(href: string, widgets: Widget[], where: string) {
+  if (!href.startsWith('#')) return;
+  const params = new URLSearchParams(href.slice(1));
+  if (!params.has('widget')) return;
+  const link = parseLink(href);
+  const id = params.get('widget')!;
+  const widget = widgets.find((w) => w.id === id);
+  if (!widget || !link) throw new LessonError(where, `a link to widget "${id}", which is not in this lesson${didYouMean(id, widgets.map((w) => w.id))}`);
+  const scenarios = widget.scenarios.map((sc) => sc.id);
+  if (link.scenario !== undefined && !scenarios.includes(link.scenario)) throw new LessonError(where, `a link to scenario "${link.scenario}" of ${id}, which has none such${didYouMean(link.scenario, scenarios)} (scenarios: ${scenarios.join(', ')})`);
+  const given = (params.get('breakpoints') ?? '').split(',').filter(Boolean);
+  const blocks = [widget, ...widget.callees];
+  for (const bp of given) {
+    const [symbol, line] = bp.includes(':') ? [bp.slice(0, bp.lastIndexOf(':')), Number(bp.slice(bp.lastIndexOf(':') + 1))] : [widget.symbol, Number(bp)];
+    const block = blocks.find((b) => b.symbol === symbol);
+    if (!block) throw new LessonError(where, `a breakpoint in "${symbol}", which ${id} does not step into${didYouMean(String(symbol), blocks.map((b) => b.symbol))}`);
+    if (!Number.isInteger(line) || line < block.firstLine || line > block.lastLine) throw new LessonError(where, `breakpoint "${bp}" is not a line of ${block.symbol} (lines ${block.firstLine}-${block.lastLine})`);
+  }
+  const step = params.get('step');
+  if (step !== null && !(Number.isInteger(Number(step)) && Number(step) > 0)) throw new LessonError(where, `step "${step}" must be a whole number from 1`);
+}
+
 const md = new MarkdownIt({ html: false, linkify: true, typographer: false });
 
 /** Markdown prose split at ```debugger fences; raw HTML in the prose is escaped, not rendered. */
-export function parseProse(text: string, widgetIds: Set<string>, where: string): Segment[] {
+export function parseProse(text: string, widgets: Widget[], where: string): Segment[] {
+  const widgetIds = new Set(widgets.map((w) => w.id));
   const tokens = md.parse(text, {});
+  for (const token of tokens) for (const child of token.children ?? []) if (child.type === 'link_open') checkProseLink(String(child.attrGet('href') ?? ''), widgets, `${where}:${(token.map?.[0] ?? 0) + 1}`);
   const out: Segment[] = [];
   let start = 0;
   const flush = (end: number) => {
@@ -153,25 +192,16 @@ export function loadLesson(dir: string): Lesson {
       return { id: so.id, label: localized(so.label), inputs: { ...defaults, ...(so.inputs ?? {}) } as Record<string, Json>, expect: (so.expect ?? {}) as Expect };
     });
     const standins = (o.standins ?? []).map((so, j) => ({ kind: so.kind, title: localized(so.title), ...codeBlock(files, so.source, so.symbol, `${where}.standins[${j}]`) }));
-    const lines = block.code.split('\n');
-    const diagram = (o.diagram ?? []).map((step, j) => {
-      const at = `${where}.diagram[${j}].match`;
-      const match = step.match.trim();
-      const hits = lines.flatMap((line, k) => (line.trim() === match ? [block.firstLine + k] : []));
-      if (hits.length !== 1) {
-        const near = didYouMean(match, lines.map((l) => l.trim()).filter(Boolean));
-        throw new LessonError(at, hits.length ? `"${match}" matches ${hits.length} lines of ${block.symbol} (lines ${hits.join(', ')}); make it unique` : `no line of ${block.symbol} reads "${match}"${near}`);
-      }
-      return { caption: localized(step.caption), line: hits[0]! };
-    });
+    const diagram = (o.diagram ?? []).map((step, j) => ({ caption: localized(step.caption), line: lineReading(block, step.match, `${where}.diagram[${j}].match`) }));
+    const predict = (o.predict ?? []).map((q, j) => ({ line: lineReading(block, q.at, `${where}.predict[${j}].at`), ask: q.ask, ...(q.variable ? { variable: q.variable } : {}) }));
     const callees = o.stepInto ? o.stepInto.map((name, j) => calleeBlock(files, block, name, `${where}.stepInto[${j}]`)) : defaultCallees(files, block, standins);
-    return { lesson: lessonId, id: o.id, ...block, harness, scenarios, standins, diagram, callees };
+    return { lesson: lessonId, id: o.id, ...block, harness, scenarios, standins, diagram, callees, ...(predict.length ? { predict } : {}) };
   });
   const prose = Object.fromEntries(
     LOCALES.map((locale) => {
       const path = join(dir, `${locale}.md`);
       if (!existsSync(path)) throw new LessonError(dir, `no ${locale}.md`);
-      return [locale, parseProse(readFileSync(path, 'utf8'), seen, path)];
+      return [locale, parseProse(readFileSync(path, 'utf8'), widgets, path)];
     }),
   ) as Lesson['prose'];
   return { id: lessonId, title: localized(spec.title), files, prose, widgets };

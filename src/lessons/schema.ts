@@ -43,6 +43,14 @@ const diagramStep = z.strictObject({
   match: text.describe('the exact text of one line of the function (surrounding spaces ignored)'),
 });
 
+const question = z
+  .strictObject({
+    at: text.describe('the exact text of the line where the question is asked, when the replay pauses on it'),
+    ask: z.enum(['next-line', 'value']).describe('next-line: which line runs next; value: what `variable` holds after the next step'),
+    variable: z.string().regex(/^[A-Za-z_]\w*$/, 'must be a Python name').optional().describe('for ask: value, the variable asked about'),
+  })
+  .refine((q) => (q.ask === 'value') === (q.variable !== undefined), { message: 'ask: value needs `variable`; ask: next-line takes none' });
+
 const widget = z.strictObject({
   id: id('widget id, used in ```debugger blocks and deep links'),
   source: python('the file the function is in'),
@@ -52,6 +60,7 @@ const widget = z.strictObject({
   scenarios: z.array(scenario).min(1, 'a widget needs at least one scenario'),
   standins: z.array(standin).optional(),
   diagram: z.array(diagramStep).optional(),
+  predict: z.array(question).optional().describe('questions for the reader, off unless listed: checked against the trace, revealed by stepping'),
   stepInto: z
     .array(text)
     .optional()

@@ -52,6 +52,14 @@ export interface Widget extends CodeBlock {
   diagram: DiagramStep[];
   /** Functions of the lesson the reader can step into (traced too, under this one). */
   callees: CodeBlock[];
+  /** Prediction questions (lesson.yaml `predict`), asked when the replay pauses on their line. */
+  predict?: Question[];
+}
+
+export interface Question {
+  line: number;
+  ask: 'next-line' | 'value';
+  variable?: string;
 }
 
 export type Segment = { kind: 'html'; html: string } | { kind: 'widget'; id: string };

@@ -2,6 +2,7 @@
  * Teaching over traces: pure functions for line hits, comparing two real runs, a variable's history
  * and prediction questions. Like replay.ts, they read a ReplayIndex and change nothing.
  */
+import { preview } from '../trace/preview';
 import type { Value } from '../trace/types';
 import { pointKey, pointOf, stepOver, upperBound, type Position, type ReplayIndex } from './replay';
 
@@ -94,4 +95,17 @@ export function valueAfterNextStep(ix: ReplayIndex, pos: Position, name: string)
   if (!history) return undefined;
   const j = upperBound(history.at, at) - 1;
   return j >= 0 ? history.values[j] : undefined;
+}
+
+const normal = (text: string) => text.trim().replace(/"/g, "'").replace(/\s+/g, ' ').replace(/\s*([,:])\s*/g, '$1 ').trim();
+
+/**
+ * Whether a typed answer names the value: its Python text (quotes ' or ", spacing free); a string
+ * may be given without quotes. `undefined` (no value) matches only an empty answer.
+ */
+export function answerMatches(answer: string, value: Value | undefined): boolean {
+  if (value === undefined) return answer.trim() === '';
+  const shown = normal(preview(value, 10_000).replace(/ #\d+/g, ''));
+  const given = normal(answer);
+  return given === shown || (value.t === 'str' && given === normal(value.v));
 }

@@ -524,8 +524,10 @@ def search_target(path, source, symbol, first, last):
     if not found:
         raise LookupError("no function %s in %s%s" % (symbol, os.path.basename(path), "" if first is None else " at lines %s-%s" % (first, last)))
     code = min(found, key=lambda c: c.co_firstlineno)
-    last_line = max(line for _, _, line in code.co_lines() if line is not None)
-    return code_key(code), code.co_firstlineno, last_line
+    lines = sorted({line for _, _, line in code.co_lines() if line is not None})
+    # the lines that can have a `line` event: not the def line (its instructions run at the call)
+    runnable = [line for line in lines if line != code.co_firstlineno] or lines
+    return code_key(code), code.co_firstlineno, lines[-1], runnable
 
 
 class TraceShim:
@@ -1010,11 +1012,14 @@ def run(request_json, ascii=False):
             sys.path.insert(0, root)
             sys.dont_write_bytecode = True  # the bytecode the runner compiled is used; a run writes none
             os.chdir(root)
-            key, first, last = find_target(os.path.join(root, target["file"]), target["symbol"], target.get("firstLine"), target.get("lastLine"))
+            key, first, last, runnable = find_target(os.path.join(root, target["file"]), target["symbol"], target.get("firstLine"), target.get("lastLine"))
             trace["target"]["firstLine"], trace["target"]["lastLine"] = first, last
             keys = {key: 0}
+            trace["lines"] = [runnable]
             for number, callee in enumerate(request.get("callees", ()), 1):
-                keys.setdefault(find_target(os.path.join(root, callee["file"]), callee["symbol"], callee.get("firstLine"), callee.get("lastLine"))[0], number)
+                found = find_target(os.path.join(root, callee["file"]), callee["symbol"], callee.get("firstLine"), callee.get("lastLine"))
+                keys.setdefault(found[0], number)
+                trace["lines"].append(found[3])
             harness = request["harness"]
             compiled = compile(harness["code"], os.path.join(root, harness["file"]), "exec")
             namespace = {"__name__": "__steplight_harness__", "__file__": os.path.join(root, harness["file"])}

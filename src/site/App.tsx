@@ -1,9 +1,9 @@
-import { useCallback, useEffect, useMemo, type MouseEvent } from 'react';
+import { useCallback, useEffect, useMemo, useRef, type MouseEvent } from 'react';
 import { LOCALES, type Lesson, type LessonFailure, type LessonSummary, type Locale } from '../lessons/types';
 import { messages } from '../widget/i18n';
-import { pointName, type EngineLike, type WidgetState } from '../widget/store';
+import { pointName, type EngineLike, type WidgetState, type WidgetStore } from '../widget/store';
 import { Widget } from '../widget/Widget';
-import { formatLink, type Link } from './deeplink';
+import { formatLink, parseLink, type Link } from './deeplink';
 import { htmlLang, pathFor, splitPath } from './locale';
 
 export type Route = { page: 'index' } | { page: 'lesson'; lesson: Lesson } | { page: 'broken'; lesson: LessonFailure } | { page: 'missing'; path: string };
@@ -110,13 +110,24 @@ interface PageProps {
 
 function LessonPage({ lesson, locale, engine, backHref, backLabel, link, onLink }: PageProps) {
   const widgets = useMemo(() => new Map(lesson.widgets.map((w) => [w.id, w])), [lesson]);
+  // each widget's store, so a link in the prose can drive its widget on this page
+  const stores = useRef(new Map<string, WidgetStore>());
+  const onProseClick = (event: MouseEvent) => {
+    const anchor = (event.target as Element).closest?.('a');
+    const target = anchor ? parseLink(anchor.getAttribute('href') ?? '') : null;
+    const store = target ? stores.current.get(target.widget) : undefined;
+    if (!target || !store || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return;
+    event.preventDefault();
+    document.querySelector(`section[data-widget="${lesson.id}/${target.widget}"]`)?.scrollIntoView({ block: 'start', behavior: 'smooth' });
+    void store.getState().applyLink(target);
+  };
   // what each widget's run depends on: an edit elsewhere (the prose) keeps the reader's place
   const keys = useMemo(() => new Map(lesson.widgets.map((w) => [w.id, fingerprint(w, lesson.files)])), [lesson]);
   useEffect(() => {
     if (link && widgets.has(link.widget)) document.querySelector(`section[data-widget="${lesson.id}/${link.widget}"]`)?.scrollIntoView({ block: 'start' });
   }, [link, lesson.id, widgets]);
   return (
-    <article className="sl-lesson">
+    <article className="sl-lesson" onClick={onProseClick}>
       <p>
         <a href={backHref}>← {backLabel}</a>
       </p>
@@ -125,14 +136,14 @@ function LessonPage({ lesson, locale, engine, backHref, backLabel, link, onLink 
         segment.kind === 'html' ? (
           <div key={i} className="sl-prose" dangerouslySetInnerHTML={{ __html: segment.html }} />
         ) : (
-          <LinkedWidget key={`${segment.id}-${i}-${keys.get(segment.id)}`} id={segment.id} lesson={lesson} widgets={widgets} engine={engine} locale={locale} link={link?.widget === segment.id ? link : null} onLink={onLink} />
+          <LinkedWidget key={`${segment.id}-${i}-${keys.get(segment.id)}`} id={segment.id} lesson={lesson} widgets={widgets} engine={engine} locale={locale} link={link?.widget === segment.id ? link : null} onLink={onLink} onStore={(store) => stores.current.set(segment.id, store)} />
         ),
       )}
     </article>
   );
 }
 
-function LinkedWidget({ id, lesson, widgets, engine, locale, link, onLink }: { id: string; lesson: Lesson; widgets: Map<string, Lesson['widgets'][number]>; engine: EngineLike; locale: Locale; link: Link | null; onLink?: (hash: string) => void }) {
+function LinkedWidget({ id, lesson, widgets, engine, locale, link, onLink, onStore }: { id: string; lesson: Lesson; widgets: Map<string, Lesson['widgets'][number]>; engine: EngineLike; locale: Locale; link: Link | null; onLink?: (hash: string) => void; onStore: (store: WidgetStore) => void }) {
   const widget = widgets.get(id)!;
   const onState = useCallback(
     (state: WidgetState, previous: WidgetState) => {
@@ -148,7 +159,7 @@ function LinkedWidget({ id, lesson, widgets, engine, locale, link, onLink }: { i
     (state: WidgetState) => `${location.origin}${location.pathname}${formatLink({ widget: id, scenario: state.scenario, breakpoints: state.breakpoints.map((k) => pointName(widget, k)), step: state.pos.cursor })}`,
     [id, widget],
   );
-  return <Widget widget={widget} files={lesson.files} engine={engine} locale={locale} initial={link ?? undefined} onState={onState} linkTo={linkTo} />;
+  return <Widget widget={widget} files={lesson.files} engine={engine} locale={locale} initial={link ?? undefined} onState={onState} linkTo={linkTo} onStore={onStore} />;
 }
 
 /** A short hash of a widget and the lesson's files (FNV-1a over their JSON). */

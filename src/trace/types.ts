@@ -50,6 +50,8 @@ export interface Trace {
   version: 1;
   target: { file: string; symbol: string; firstLine?: number; lastLine?: number };
   steps: Step[];
+  /** For the target (0) and each callee: the lines of its code object that can run (Python's line table, without the def line). */
+  lines?: number[][];
   stdout: string;
   stdoutDropped?: number;
   outcome?: Value;

@@ -36,7 +36,7 @@ export function CodePane({ code, firstLine, label, marks, toggle, coveredTop }: 
     if (!editor) return;
     editor.dispatch({ effects: setMarks.of(marks) });
     if (marks.current !== undefined) scrollToLine(editor, marks.current, firstLine, coveredTop?.() ?? 0);
-  }, [marks.breakpoints.join(','), marks.current, marks.previous, marks.atBreakpoint, firstLine, code]);
+  }, [marks.breakpoints.join(','), marks.current, marks.previous, marks.atBreakpoint, String(marks.counts), String(marks.onlyHere), String(marks.onlyThere), firstLine, code]);
 
   // Before the editor mounts (and in prerendered HTML) the code is a plain listing.
   return (

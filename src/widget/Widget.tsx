@@ -7,6 +7,8 @@ import * as R from '../replay/replay';
 import { messages, t } from './i18n';
 import { connect, createWidgetStore, pointName, type EngineLike, type Initial, type WidgetActions, type WidgetState, type WidgetStore } from './store';
 import { CodePane } from './CodePane';
+import * as T from '../replay/teach';
+import { ComparePanel, HistoryPanel, PredictPanel, questionAt } from './Teach';
 import { ValueView } from './ValueView';
 
 type Action = 'run' | 'debug' | 'continue' | 'reverse-continue' | 'step-over' | 'step-into' | 'step-out' | 'step-back' | 'reset';
@@ -62,13 +64,16 @@ export interface WidgetProps {
   onState?: (state: WidgetState, previous: WidgetState) => void;
   /** The address that reopens this widget in a state (the page's deep link); enables "copy link". */
   linkTo?: (state: WidgetState) => string;
+  /** Given the widget's store once (the page drives it from links in the prose). */
+  onStore?: (store: WidgetStore) => void;
 }
 
 export function Widget(props: WidgetProps) {
   const [store] = useState(() => createWidgetStore(props.widget, props.files, props.engine, props.initial));
   useEffect(() => connect(store, props.engine, props.initial, widgetRequest(props.files, props.widget)), [store, props.engine]);
-  const { onState } = props;
+  const { onState, onStore } = props;
   useEffect(() => (onState ? store.subscribe(onState) : undefined), [store, onState]);
+  useEffect(() => onStore?.(store), [store, onStore]);
   return <WidgetView {...props} store={store} />;
 }
 
@@ -90,6 +95,15 @@ function WidgetView({ widget, locale, store, linkTo }: WidgetProps & { store: Wi
   const previous = current && line !== undefined && ix && s.status === 'paused' ? R.previousLine(ix, cursor) : undefined;
   const variables = useMemo(() => (ix && active && viewed ? R.variablesAt(ix, cursor, current ? s.since : cursor, viewed.frame) : []), [ix, cursor, active, s.since, viewed?.frame, current]);
   const shownBreakpoints = s.breakpoints.filter((k) => R.pointOf(k).fn === s.shown).map((k) => R.pointOf(k).line);
+  // after a run: how often each line of the shown function ran (0 for a line that can run but never did)
+  const counts = useMemo(() => {
+    if (!ix || s.status !== 'finished') return undefined;
+    const hits = T.lineCounts(ix, s.shown);
+    return (ix.trace.lines?.[s.shown] ?? [...hits.keys()]).map((l): [number, number] => [l, hits.get(l) ?? 0]);
+  }, [ix, s.status, s.shown]);
+  const comparison = useMemo(() => (ix && s.compare?.index ? T.compareRuns(ix, s.compare.index) : null), [ix, s.compare?.index]);
+  const inShown = (keys: number[] | undefined) => keys?.filter((k) => R.pointOf(k).fn === s.shown).map((k) => R.pointOf(k).line);
+  const question = questionAt(widget, s);
   // nothing is current once the run has finished
   const diagramLine = ix && s.status === 'paused' ? R.latestLine(ix, widget.diagram.map((d) => d.line), cursor) : -1;
   const actions = store.getState();
@@ -168,6 +182,8 @@ function WidgetView({ widget, locale, store, linkTo }: WidgetProps & { store: Wi
         {m.hint} <span className="sl-readonly">{m.readOnly}</span>
       </p>
 
+      {widget.scenarios.length > 1 && <ComparePanel s={s} widget={widget} locale={locale} actions={actions} comparison={comparison} live={live} />}
+
       <div className="sl-main">
         <div className="sl-code-col">
           {blocks.length > 1 && (
@@ -179,13 +195,14 @@ function WidgetView({ widget, locale, store, linkTo }: WidgetProps & { store: Wi
               ))}
             </div>
           )}
-          <CodePane code={shown.code} firstLine={shown.firstLine} label={`${shown.file} · ${shown.symbol}. ${m.code}`} marks={{ breakpoints: shownBreakpoints, current: line, previous, atBreakpoint: current && s.pos.reason === 'breakpoint' }} toggle={(l) => actions.toggleBreakpoint(l)} coveredTop={coveredTop} />
+          <CodePane code={shown.code} firstLine={shown.firstLine} label={`${shown.file} · ${shown.symbol}. ${m.code}`} marks={{ breakpoints: shownBreakpoints, current: line, previous, atBreakpoint: current && s.pos.reason === 'breakpoint', counts, onlyHere: inShown(comparison?.onlyHere), onlyThere: inShown(comparison?.onlyThere) }} toggle={(l) => actions.toggleBreakpoint(l)} coveredTop={coveredTop} />
           <div className="sl-scrub">
             <label>
               <span>{steps ? t(locale, 'stepOf', { step: active ? cursor + 1 : 0, steps }) : m.step}</span>
               <input type="range" min={0} max={Math.max(0, steps - 1)} value={Math.max(0, cursor)} disabled={!active || steps < 2} onChange={(e) => actions.goto(Number(e.target.value))} aria-valuetext={t(locale, 'stepOf', { step: cursor + 1, steps })} />
             </label>
             {linkTo && <CopyLink url={active ? linkTo(s) : null} locale={locale} />}
+            {counts && <span className="sl-note sl-counts-note">{m.countsNote}</span>}
             <span className="sl-bps">
               {m.breakpoints}: {s.breakpoints.length ? s.breakpoints.map((k) => pointName(widget, k)).join(', ') : m.none}
             </span>
@@ -200,6 +217,9 @@ function WidgetView({ widget, locale, store, linkTo }: WidgetProps & { store: Wi
                 <li key={v.name} data-var={v.name} data-changed={v.changed ? 'true' : 'false'} className={v.changed ? 'sl-changed' : undefined}>
                   <ValueView value={v.value} locale={locale} name={v.name} />
                   {v.changed && <span className="sl-badge">{m.changed}</span>}
+                  <button type="button" className="sl-var-history" data-history={v.name} aria-pressed={s.watch === v.name} aria-label={t(locale, 'history.show', { name: v.name })} title={t(locale, 'history.show', { name: v.name })} onClick={() => actions.watchVariable(s.watch === v.name ? null : v.name)}>
+                    ⟲
+                  </button>
                 </li>
               ))}
               {step?.event === 'return' && step.value && (
@@ -214,6 +234,8 @@ function WidgetView({ widget, locale, store, linkTo }: WidgetProps & { store: Wi
               )}
             </ul>
           </div>
+          {active && <HistoryPanel s={s} locale={locale} actions={actions} frame={viewed?.frame} />}
+          {question && <PredictPanel key={cursor} s={s} widget={widget} locale={locale} actions={actions} question={question} />}
           {blocks.length > 1 && (
             <div className="sl-panel" data-panel="stack">
               <h4>{m.callStack}</h4>

@@ -15,6 +15,11 @@ export interface Marks {
   previous?: number;
   /** Whether the current line is at a breakpoint hit. */
   atBreakpoint?: boolean;
+  /** After a run: how many times each line that can run ran ([line, count]; 0 for never). */
+  counts?: [number, number][];
+  /** Comparing with another scenario: lines reached only in this run, and only in the other. */
+  onlyHere?: number[];
+  onlyThere?: number[];
 }
 
 /** Syntax colours from CSS variables, so light and dark themes both keep WCAG AA contrast. */
@@ -44,6 +49,22 @@ class BreakpointMarker extends GutterMarker {
   }
 }
 const breakpointMarker = new BreakpointMarker();
+class CountMarker extends GutterMarker {
+  constructor(readonly count: number) {
+    super();
+  }
+  override eq(other: CountMarker) {
+    return other.count === this.count;
+  }
+  override toDOM() {
+    const el = document.createElement('span');
+    el.className = this.count ? 'sl-count' : 'sl-count sl-count-zero';
+    el.textContent = this.count ? `${this.count}×` : '0';
+    el.dataset.count = String(this.count);
+    return el;
+  }
+}
+
 class LineClass extends GutterMarker {
   constructor(override elementClass: string) {
     super();
@@ -70,6 +91,8 @@ export function codeView(options: { firstLine: number; label: string; toggle: (f
     const [cur] = m.current !== undefined ? linesOf(state, [m.current]) : [];
     if (prev !== undefined) ranges.push({ from: prev, deco: Decoration.line({ class: 'sl-just-ran' }) });
     if (cur !== undefined) ranges.push({ from: cur, deco: Decoration.line({ class: m.atBreakpoint ? 'sl-current sl-current-bp' : 'sl-current', attributes: { 'data-current': 'true' } }) });
+    for (const from of linesOf(state, m.onlyHere ?? [])) ranges.push({ from, deco: Decoration.line({ class: 'sl-only-here', attributes: { 'data-only': 'here' } }) });
+    for (const from of linesOf(state, m.onlyThere ?? [])) ranges.push({ from, deco: Decoration.line({ class: 'sl-only-there', attributes: { 'data-only': 'there' } }) });
     ranges.sort((a, b) => a.from - b.from);
     return Decoration.set(ranges.map((r) => r.deco.range(r.from)));
   });
@@ -87,6 +110,18 @@ export function codeView(options: { firstLine: number; label: string; toggle: (f
       markers: (view) => RangeSet.of(linesOf(view.state, view.state.field(marksField).breakpoints).map((from) => breakpointMarker.range(from)), true),
       initialSpacer: () => breakpointMarker,
       domEventHandlers: { mousedown: (view, block) => toggleAt(view, block.from) },
+    }),
+    gutter({
+      class: 'sl-count-gutter',
+      markers: (view) => {
+        const counts = view.state.field(marksField).counts ?? [];
+        const starts = linesOf(view.state, counts.map(([line]) => line));
+        const byLine = new Map(counts.map(([line, n]) => [line, n]));
+        return RangeSet.of(
+          starts.map((from) => new CountMarker(byLine.get(view.state.doc.lineAt(from).number + offset) ?? 0).range(from)),
+          true,
+        );
+      },
     }),
     lineNumbers({
       formatNumber: (n) => String(n + offset),

@@ -43,6 +43,12 @@ export interface WidgetState {
   error: string | null;
   /** Bumped by every start, reset and scenario switch; late results of older runs are dropped. */
   generation: number;
+  /** Another scenario of this widget, run for comparison (its own real run). */
+  compare: { scenario: string; index: R.ReplayIndex | null; error: string | null } | null;
+  /** The variable whose history is shown (in the frame shown). */
+  watch: string | null;
+  /** The reader's answer to the prediction question at a step. */
+  prediction: { cursor: number; answer: string } | null;
 }
 
 export interface WidgetActions {
@@ -61,6 +67,12 @@ export interface WidgetActions {
   showFunction(fn: number): void;
   selectFrame(frame: number | null): void;
   harnessText(): string;
+  /** Run another scenario to compare with this one (null: stop comparing). */
+  compareWith(id: string | null): Promise<void>;
+  watchVariable(name: string | null): void;
+  predict(answer: string): void;
+  /** Set the widget up as a link says (scenario, breakpoints) and, with a step, open paused there. */
+  applyLink(link: Initial): Promise<void>;
 }
 
 export type WidgetStore = StoreApi<WidgetState & WidgetActions>;
@@ -103,6 +115,7 @@ export function createWidgetStore(widget: Widget, files: Record<string, string>,
     return fn < 0 ? NaN : R.pointKey(fn, line);
   };
   const scenario = widget.scenarios.some((s) => s.id === initial.scenario) ? initial.scenario! : widget.scenarios[0]!.id;
+  let compareRuns = 0; // bumped by every comparison asked for and every scenario switch
   const store = createStore<WidgetState & WidgetActions>()((set, get) => {
     /** Apply a pure replay move to the current trace. */
     const move = (f: (ix: R.ReplayIndex, pos: R.Position, bps: number[]) => R.Position, startMode?: Mode) => {
@@ -128,6 +141,9 @@ export function createWidgetStore(widget: Widget, files: Record<string, string>,
       since: -1,
       error: null,
       generation: 0,
+      compare: null,
+      watch: null,
+      prediction: null,
 
       async start(mode) {
         const generation = get().generation + 1;
@@ -155,11 +171,42 @@ export function createWidgetStore(widget: Widget, files: Record<string, string>,
       stepOut: () => move((ix, pos) => R.stepOut(ix, pos), 'step'),
       stepBack: () => move((ix, pos) => R.stepBack(ix, pos)),
       goto: (cursor) => move((ix) => R.goto(ix, cursor)),
-      reset: () => set({ generation: get().generation + 1, index: null, pos: R.IDLE, status: 'idle', error: null, frame: null, shown: 0 }),
+      reset: () => set({ generation: get().generation + 1, index: null, pos: R.IDLE, status: 'idle', error: null, frame: null, shown: 0, prediction: null }),
       setScenario(id) {
         scenarioOf(widget, id);
         if (id === get().scenario) return;
-        set({ scenario: id, breakpoints: [], generation: get().generation + 1, index: null, pos: R.IDLE, status: 'idle', error: null, frame: null, shown: 0 });
+        compareRuns++;
+        set({ scenario: id, breakpoints: [], generation: get().generation + 1, index: null, pos: R.IDLE, status: 'idle', error: null, frame: null, shown: 0, compare: null, watch: null, prediction: null });
+      },
+      async compareWith(id) {
+        if (id === null || id === get().scenario) return set({ compare: null });
+        scenarioOf(widget, id);
+        const token = ++compareRuns;
+        set({ compare: { scenario: id, index: null, error: null } });
+        if (!get().index && get().status !== 'running' && get().status !== 'loading') void get().start('run');
+        let index: R.ReplayIndex | null = null;
+        let error: string | null = null;
+        try {
+          index = R.indexTrace(await engine.run(widgetRequest(files, widget, id)));
+        } catch (e) {
+          error = (e as Error).message;
+        }
+        // another choice or a scenario switch since: this result is not wanted
+        if (token === compareRuns) set({ compare: { scenario: id, index, error } });
+      },
+      watchVariable: (name) => set({ watch: name }),
+      predict(answer) {
+        if (get().status === 'paused') set({ prediction: { cursor: get().pos.cursor, answer } });
+      },
+      async applyLink(link) {
+        const id = widget.scenarios.some((sc) => sc.id === link.scenario) ? link.scenario! : get().scenario;
+        const breakpoints = [...new Set((link.breakpoints ?? []).map(keyOf).filter(valid))].sort((a, b) => a - b);
+        compareRuns++;
+        set({ scenario: id, breakpoints, generation: get().generation + 1, index: null, pos: R.IDLE, status: 'idle', error: null, frame: null, shown: 0, compare: null, watch: null, prediction: null });
+        if (link.step === undefined) return;
+        const step = link.step;
+        await get().start('step');
+        get().goto(step);
       },
       toggleBreakpoint(line, fn = get().shown) {
         const key = R.pointKey(fn, line);
