@@ -50,17 +50,21 @@ class BreakpointMarker extends GutterMarker {
 }
 const breakpointMarker = new BreakpointMarker();
 class CountMarker extends GutterMarker {
-  constructor(readonly count: number) {
+  constructor(
+    readonly count: number,
+    readonly line: number,
+  ) {
     super();
   }
   override eq(other: CountMarker) {
-    return other.count === this.count;
+    return other.count === this.count && other.line === this.line;
   }
   override toDOM() {
     const el = document.createElement('span');
     el.className = this.count ? 'sl-count' : 'sl-count sl-count-zero';
     el.textContent = this.count ? `${this.count}×` : '0';
     el.dataset.count = String(this.count);
+    el.dataset.line = String(this.line);
     return el;
   }
 }
@@ -118,7 +122,10 @@ export function codeView(options: { firstLine: number; label: string; toggle: (f
         const starts = linesOf(view.state, counts.map(([line]) => line));
         const byLine = new Map(counts.map(([line, n]) => [line, n]));
         return RangeSet.of(
-          starts.map((from) => new CountMarker(byLine.get(view.state.doc.lineAt(from).number + offset) ?? 0).range(from)),
+          starts.map((from) => {
+            const line = view.state.doc.lineAt(from).number + offset;
+            return new CountMarker(byLine.get(line) ?? 0, line).range(from);
+          }),
           true,
         );
       },
