@@ -37,32 +37,30 @@ export function ComparePanel({ s, widget, locale, actions, comparison, live }: {
       </label>
       {summary && <span aria-live="polite">{summary}</span>}
       {comparison && (
-        <span aria-live="polite" data-compare={other}>
+        <div className="sl-compare-result" aria-live="polite" data-compare={other}>
           {d ? (
-            <>
+            <span>
               <span data-parted={`${callee ? `${callee.symbol}:` : ''}${d.line}`}>{callee ? t(locale, 'compare.partedIn', { a, b, symbol: callee.symbol, line: d.line, step: d.step + 1 }) : t(locale, 'compare.parted', { a, b, line: d.line, step: d.step + 1 })}</span>{' '}
               {d.step < (s.index?.size ?? 0) && (
                 <button type="button" data-action="goto-divergence" onClick={() => (s.index && s.pos.phase !== 'idle' ? actions.goto(d.step) : void actions.start('step').then(() => actions.goto(d.step)))}>
                   {t(locale, 'compare.goto', { step: d.step + 1 })}
                 </button>
               )}
-            </>
+            </span>
           ) : (
-            t(locale, 'compare.same', { a, b })
+            <span>{t(locale, 'compare.same', { a, b })}</span>
           )}
           {comparison.onlyHere.length > 0 && (
             <span className="sl-legend-here" data-only-in="here">
-              {' '}
               {t(locale, 'compare.only', { scenario: a, lines: lines(comparison.onlyHere) })}
             </span>
           )}
           {comparison.onlyThere.length > 0 && (
             <span className="sl-legend-there" data-only-in="there">
-              {' '}
               {t(locale, 'compare.only', { scenario: b, lines: lines(comparison.onlyThere) })}
             </span>
           )}
-        </span>
+        </div>
       )}
     </div>
   );

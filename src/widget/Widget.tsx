@@ -209,6 +209,7 @@ function WidgetView({ widget, locale, store, linkTo }: WidgetProps & { store: Wi
           </div>
         </div>
         <div className="sl-side">
+          {question && <PredictPanel key={cursor} s={s} widget={widget} locale={locale} actions={actions} question={question} />}
           <div className="sl-panel" data-panel="variables">
             <h4>{m.variables}</h4>
             {variables.length === 0 && !step?.value && !step?.exception ? <p className="sl-empty">{m.noVariables}</p> : null}
@@ -235,7 +236,6 @@ function WidgetView({ widget, locale, store, linkTo }: WidgetProps & { store: Wi
             </ul>
           </div>
           {active && <HistoryPanel s={s} locale={locale} actions={actions} frame={viewed?.frame} />}
-          {question && <PredictPanel key={cursor} s={s} widget={widget} locale={locale} actions={actions} question={question} />}
           {blocks.length > 1 && (
             <div className="sl-panel" data-panel="stack">
               <h4>{m.callStack}</h4>
