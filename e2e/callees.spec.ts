@@ -10,8 +10,8 @@ const AUTHORIZE = lineOf(RUNTIME, 'if not authorize_call(call, ask):');
 const RULE = lineOf(RUNTIME, 'rule = permission_for(call["name"])');
 
 const TEXT = {
-  zh: { pausedIn: (f: string, n: number) => `暂停在 ${f} 的第 ${n} 行`, stack: '调用栈', tabs: '可以单步进入的函数' },
-  en: { pausedIn: (f: string, n: number) => `Paused in ${f} at line ${n}`, stack: 'Call stack', tabs: 'Functions you can step into' },
+  zh: { pausedIn: (f: string, n: number) => `暂停在 ${f} 的第 ${n} 行`, stack: '调用栈', tabs: '可以单步进入的函数', shared: '与 execute_hooked 的 call 是同一个对象' },
+  en: { pausedIn: (f: string, n: number) => `Paused in ${f} at line ${n}`, stack: 'Call stack', tabs: 'Functions you can step into', shared: 'the same object as call in execute_hooked' },
 } as const;
 
 async function pausedIn(w: Locator, fn: string, line: number) {
@@ -46,6 +46,10 @@ for (const lang of ['zh', 'en'] as const) {
     await expect(stackOf(w).nth(0)).toContainText('run_hooks(hooks, event, payload)');
     await expect(stackOf(w).nth(1)).toContainText(`${RUNTIME}:${BEFORE}`);
     await expect(w.locator('[data-var="event"]')).toContainText("'before'");
+    // the callee's payload is the caller's call itself, not a copy
+    await expect(w.locator('[data-var="payload"] [data-shared]')).toHaveAttribute('data-shared', 'execute_hooked.call');
+    await expect(w.locator('[data-var="payload"] [data-shared]')).toContainText(T.shared);
+    await expect(w.locator('[data-var="view"] [data-shared]')).toHaveCount(0);
     // Step back crosses frames too: back in the caller at the call, and in again
     await page.keyboard.press('Shift+F10');
     await pausedIn(w, 'execute_hooked', BEFORE);

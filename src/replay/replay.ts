@@ -227,6 +227,26 @@ export function callStack(ix: ReplayIndex, cursor: number): StackFrame[] {
   return out;
 }
 
+/** For each variable of a frame at `cursor`: the variables of the other frames on the stack that hold the very same object (same id). */
+export function sharedObjects(ix: ReplayIndex, cursor: number, frameIndex: number): Map<string, { fn: number; name: string }[]> {
+  const idOf = (v: Value) => ('id' in v && typeof v.id === 'number' ? v.id : undefined);
+  const holders = new Map<number, { fn: number; name: string }[]>();
+  for (const f of callStack(ix, cursor)) {
+    if (f.frame === frameIndex) continue;
+    for (const v of variablesAt(ix, cursor, cursor, f.frame)) {
+      const id = idOf(v.value);
+      if (id !== undefined) holders.set(id, [...(holders.get(id) ?? []), { fn: f.fn, name: v.name }]);
+    }
+  }
+  const out = new Map<string, { fn: number; name: string }[]>();
+  for (const v of variablesAt(ix, cursor, cursor, frameIndex)) {
+    const id = idOf(v.value);
+    const found = id === undefined ? undefined : holders.get(id);
+    if (found) out.set(v.name, found);
+  }
+  return out;
+}
+
 export function stepAt(ix: ReplayIndex, cursor: number): Step | undefined {
   return cursor >= 0 ? ix.trace.steps[cursor] : undefined;
 }

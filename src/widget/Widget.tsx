@@ -73,7 +73,9 @@ export function Widget(props: WidgetProps) {
   useEffect(() => connect(store, props.engine, props.initial, widgetRequest(props.files, props.widget)), [store, props.engine]);
   const { onState, onStore } = props;
   useEffect(() => (onState ? store.subscribe(onState) : undefined), [store, onState]);
-  useEffect(() => onStore?.(store), [store, onStore]);
+  useEffect(() => {
+    onStore?.(store);
+  }, [store, onStore]);
   return <WidgetView {...props} store={store} />;
 }
 
@@ -104,6 +106,7 @@ function WidgetView({ widget, locale, store, linkTo }: WidgetProps & { store: Wi
   const comparison = useMemo(() => (ix && s.compare?.index ? T.compareRuns(ix, s.compare.index) : null), [ix, s.compare?.index]);
   const inShown = (keys: number[] | undefined) => keys?.filter((k) => R.pointOf(k).fn === s.shown).map((k) => R.pointOf(k).line);
   const question = questionAt(widget, s);
+  const shared = useMemo(() => (ix && active && viewed && stack.length > 1 ? R.sharedObjects(ix, cursor, viewed.frame) : null), [ix, active, cursor, viewed?.frame, stack.length]);
   // nothing is current once the run has finished
   const diagramLine = ix && s.status === 'paused' ? R.latestLine(ix, widget.diagram.map((d) => d.line), cursor) : -1;
   const actions = store.getState();
@@ -218,6 +221,11 @@ function WidgetView({ widget, locale, store, linkTo }: WidgetProps & { store: Wi
                 <li key={v.name} data-var={v.name} data-changed={v.changed ? 'true' : 'false'} className={v.changed ? 'sl-changed' : undefined}>
                   <ValueView value={v.value} locale={locale} name={v.name} />
                   {v.changed && <span className="sl-badge">{m.changed}</span>}
+                  {shared?.get(v.name) && (
+                    <span className="sl-shared" data-shared={shared.get(v.name)!.map((h) => `${blocks[h.fn]?.symbol}.${h.name}`).join(' ')}>
+                      {t(locale, 'sharedWith', { where: shared.get(v.name)!.map((h) => t(locale, 'sharedIn', { name: h.name, symbol: blocks[h.fn]?.symbol ?? '' })).join(m.sep) })}
+                    </span>
+                  )}
                   <button type="button" className="sl-var-history" data-history={v.name} aria-pressed={s.watch === v.name} aria-label={t(locale, 'history.show', { name: v.name })} title={t(locale, 'history.show', { name: v.name })} onClick={() => actions.watchVariable(s.watch === v.name ? null : v.name)}>
                     ⟲
                   </button>

@@ -96,6 +96,10 @@ describe('stepping into the functions a widget calls (execute_hooked, real Pyodi
     const payload = vars.find((v) => v.name === 'payload')!.value as { id: number };
     const caller = R.variablesAt(s().index!, s().pos.cursor, s().pos.cursor, R.callStack(s().index!, s().pos.cursor)[1]!.frame);
     expect((caller.find((v) => v.name === 'call')!.value as { id: number }).id).toBe(payload.id);
+    const shared = R.sharedObjects(s().index!, s().pos.cursor, R.callStack(s().index!, s().pos.cursor)[0]!.frame);
+    expect(shared.get('payload')).toEqual([{ fn: 0, name: 'call' }]);
+    expect(shared.get('hooks')).toEqual([{ fn: 0, name: 'hooks' }]);
+    expect(shared.has('event')).toBe(false);
     s().stepOut(); // to run_hooks' return
     expect(s().index!.trace.steps[s().pos.cursor]!.event).toBe('return');
     s().stepOut(); // back in execute_hooked
