@@ -43,7 +43,9 @@ for (const lang of ['zh', 'en'] as const) {
     await expect(gutterNumber(w, CALLBACK)).toBeVisible();
     await expect(w.locator('[role="status"]')).toContainText(T.pausedIn('run_hooks', lineOf(RUNTIME, 'def run_hooks(hooks, event, payload):')));
     await expect(stackOf(w)).toHaveCount(2);
-    await expect(stackOf(w).nth(0)).toContainText('run_hooks(hooks, event, payload)');
+    // each frame with its arguments as passed
+    await expect(stackOf(w).nth(0)).toContainText("run_hooks(hooks={'before'");
+    await expect(stackOf(w).nth(0)).toContainText("event='before', payload={'id': 'run_1'");
     await expect(stackOf(w).nth(1)).toContainText(`${RUNTIME}:${BEFORE}`);
     await expect(w.locator('[data-var="event"]')).toContainText("'before'");
     // the callee's payload is the caller's call itself, not a copy

@@ -211,8 +211,8 @@ export interface StackFrame {
   line: number;
   /** The frame's latest step at or before the cursor. */
   at: number;
-  /** The names of its arguments (its locals at its first step). */
-  args: string[];
+  /** Its arguments as they were passed (its locals at its first step). */
+  args: { name: string; value: Value }[];
 }
 
 /** The traced frames on the stack at `cursor`, innermost first. */
@@ -222,7 +222,7 @@ export function callStack(ix: ReplayIndex, cursor: number): StackFrame[] {
   for (let f = ix.frameOf[cursor]!; f >= 0; f = ix.frames[f]!.parent) {
     const frame = ix.frames[f]!;
     const at = frame.steps[upperBound(frame.steps, cursor) - 1]!;
-    out.push({ frame: f, fn: frame.fn, line: ix.trace.steps[at]!.line, at, args: Object.keys(ix.trace.steps[frame.steps[0]!]!.locals ?? {}) });
+    out.push({ frame: f, fn: frame.fn, line: ix.trace.steps[at]!.line, at, args: Object.entries(ix.trace.steps[frame.steps[0]!]!.locals ?? {}).map(([name, value]) => ({ name, value })) });
   }
   return out;
 }

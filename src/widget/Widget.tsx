@@ -10,6 +10,7 @@ import { CodePane } from './CodePane';
 import * as T from '../replay/teach';
 import { ComparePanel, HistoryPanel, PredictPanel, questionAt } from './Teach';
 import { ValueView } from './ValueView';
+import { preview } from '../trace/preview';
 
 type Action = 'run' | 'debug' | 'continue' | 'reverse-continue' | 'step-over' | 'step-into' | 'step-out' | 'step-back' | 'reset';
 
@@ -255,7 +256,7 @@ function WidgetView({ widget, locale, store, linkTo }: WidgetProps & { store: Wi
                       <li key={f.frame}>
                         <button type="button" data-frame={b.symbol} aria-current={f === viewed ? 'true' : undefined} onClick={() => actions.selectFrame(f === stack[0] ? null : f.frame)}>
                           <code>
-                            {b.symbol}({f.args.join(', ')})
+                            {b.symbol}({f.args.map((arg) => `${arg.name}=${preview(arg.value, 18)}`).join(', ')})
                           </code>{' '}
                           <span className="sl-where">
                             {b.file}:{f.line}
