@@ -70,6 +70,11 @@ describe('teaching over real runs', () => {
     const lines = runHooks.code.split('\n');
     expect(after.line).toBe(runHooks.firstLine + lines.findIndex((l, k) => k > callback - runHooks.firstLine && l === '        if event == "before":'));
     expect(T.valueAfterNextStep(ix, pos, 'answer')).toEqual({ t: 'str', v: 'run_main is switched off in this demo' });
+    // a line that raises: the next line is the handler's, not "it returns"
+    const crash = index(runHooks, 'pre_error');
+    const raising = R.debug(crash, [callback]);
+    expect(crash.trace.steps.slice(raising.cursor).some((st) => st.event === 'exception')).toBe(true);
+    expect(T.afterNextStep(crash, raising).line).toBe(lineOf(runHooks, 'except Exception as error:'));
     // at the return statement the frame ends: no next line
     const last = R.debug(ix, [lineOf(runHooks, 'return {"blocked": blocked')]);
     expect(T.afterNextStep(ix, last).line).toBeNull();
