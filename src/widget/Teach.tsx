@@ -150,12 +150,3 @@ export function PredictPanel({ s, widget, locale, actions, question }: { s: Widg
     </form>
   );
 }
-
-/** The question for where the replay stands, if the author asked one there (the widget's own function). */
-export function questionAt(widget: WidgetSpec, s: WidgetState): Question | undefined {
-  if (s.status !== 'paused' || !s.index || !widget.predict?.length) return undefined;
-  const step = s.index.trace.steps[s.pos.cursor];
-  if (!step || step.event !== 'line' || (step.fn ?? 0) !== 0) return undefined;
-  return widget.predict.find((q) => q.line === step.line);
-}
-

@@ -7,8 +7,8 @@ import * as R from '../replay/replay';
 import { messages, t } from './i18n';
 import { connect, createWidgetStore, pointName, type EngineLike, type Initial, type WidgetActions, type WidgetState, type WidgetStore } from './store';
 import { CodePane } from './CodePane';
-import * as T from '../replay/teach';
-import { ComparePanel, HistoryPanel, PredictPanel, questionAt } from './Teach';
+import { ComparePanel, HistoryPanel, PredictPanel } from './Teach';
+import { viewOf } from './view';
 import { ValueView } from './ValueView';
 import { preview } from '../trace/preview';
 
@@ -86,30 +86,9 @@ function WidgetView({ widget, locale, store, linkTo }: WidgetProps & { store: Wi
   const m = messages(locale);
   const ix = s.index;
   const cursor = s.pos.cursor;
-  const active = s.status === 'paused' || s.status === 'finished';
-  const blocks = [widget, ...(widget.callees ?? [])];
+  const v = useMemo(() => viewOf(widget, s), [widget, s]);
+  const { active, blocks, stack, viewed, current, step, line, previous, variables, counts, comparison, shared, question, diagramLine } = v;
   const shown = blocks[s.shown] ?? widget;
-  const stack = useMemo(() => (ix && active ? R.callStack(ix, cursor) : []), [ix, cursor, active]);
-  // the frame whose position and variables are shown: the current one, or one picked in the call stack
-  const viewed = stack.find((f) => f.frame === s.frame) ?? stack[0];
-  const current = viewed === stack[0];
-  const step = ix && current ? R.stepAt(ix, cursor) : undefined;
-  const line = active && viewed && viewed.fn === s.shown ? viewed.line : undefined;
-  const previous = current && line !== undefined && ix && s.status === 'paused' ? R.previousLine(ix, cursor) : undefined;
-  const variables = useMemo(() => (ix && active && viewed ? R.variablesAt(ix, cursor, current ? s.since : cursor, viewed.frame) : []), [ix, cursor, active, s.since, viewed?.frame, current]);
-  const shownBreakpoints = s.breakpoints.filter((k) => R.pointOf(k).fn === s.shown).map((k) => R.pointOf(k).line);
-  // after a run: how often each line of the shown function ran (0 for a line that can run but never did)
-  const counts = useMemo(() => {
-    if (!ix || s.status !== 'finished') return undefined;
-    const hits = T.lineCounts(ix, s.shown);
-    return (ix.trace.lines?.[s.shown] ?? [...hits.keys()]).map((l): [number, number] => [l, hits.get(l) ?? 0]);
-  }, [ix, s.status, s.shown]);
-  const comparison = useMemo(() => (ix && s.compare?.index ? T.compareRuns(ix, s.compare.index) : null), [ix, s.compare?.index]);
-  const inShown = (keys: number[] | undefined) => keys?.filter((k) => R.pointOf(k).fn === s.shown).map((k) => R.pointOf(k).line);
-  const question = questionAt(widget, s);
-  const shared = useMemo(() => (ix && active && viewed && stack.length > 1 ? R.sharedObjects(ix, cursor, viewed.frame) : null), [ix, active, cursor, viewed?.frame, stack.length]);
-  // nothing is current once the run has finished
-  const diagramLine = ix && s.status === 'paused' ? R.latestLine(ix, widget.diagram.map((d) => d.line), cursor) : -1;
   const actions = store.getState();
   const steps = ix?.size ?? 0;
   const controls = useRef<HTMLDivElement>(null);
@@ -199,7 +178,7 @@ function WidgetView({ widget, locale, store, linkTo }: WidgetProps & { store: Wi
               ))}
             </div>
           )}
-          <CodePane code={shown.code} firstLine={shown.firstLine} label={`${shown.file} · ${shown.symbol}. ${m.code}`} marks={{ breakpoints: shownBreakpoints, current: line, previous, atBreakpoint: current && s.pos.reason === 'breakpoint', counts, onlyHere: inShown(comparison?.onlyHere), onlyThere: inShown(comparison?.onlyThere) }} toggle={(l) => actions.toggleBreakpoint(l)} coveredTop={coveredTop} />
+          <CodePane code={shown.code} firstLine={shown.firstLine} label={`${shown.file} · ${shown.symbol}. ${m.code}`} marks={{ breakpoints: v.breakpoints, current: line, previous, atBreakpoint: current && s.pos.reason === 'breakpoint', counts, onlyHere: v.onlyHere, onlyThere: v.onlyThere }} toggle={(l) => actions.toggleBreakpoint(l)} coveredTop={coveredTop} />
           <div className="sl-scrub">
             <label>
               <span>{steps ? t(locale, 'stepOf', { step: active ? cursor + 1 : 0, steps }) : m.step}</span>

@@ -5,6 +5,7 @@ import { nodeRunner } from '../runtime/node';
 import type { RunRequest, Trace } from '../trace/types';
 import * as R from '../replay/replay';
 import { createWidgetStore, pointName, type EngineLike } from './store';
+import { viewOf } from './view';
 
 const lesson = loadLesson(resolve('lessons/s04-hooks'));
 const widget = findWidget(lesson, 'run_hooks');
@@ -100,6 +101,13 @@ describe('stepping into the functions a widget calls (execute_hooked, real Pyodi
     expect(shared.get('payload')).toEqual([{ fn: 0, name: 'call' }]);
     expect(shared.get('hooks')).toEqual([{ fn: 0, name: 'hooks' }]);
     expect(shared.has('event')).toBe(false);
+    // what the widget shows, derived from the state alone
+    const v = viewOf(hooked, s());
+    expect(v.blocks[s().shown]!.symbol).toBe('run_hooks');
+    expect(v.stack.map((f) => f.fn)).toEqual([hooked.callees.indexOf(runHooks) + 1, 0]);
+    expect(v.line).toBe(v.stack[0]!.line);
+    expect(v.shared?.get('payload')).toEqual([{ fn: 0, name: 'call' }]);
+    expect(v.question).toBeUndefined();
     s().stepOut(); // to run_hooks' return
     expect(s().index!.trace.steps[s().pos.cursor]!.event).toBe('return');
     s().stepOut(); // back in execute_hooked
