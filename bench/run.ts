@@ -143,10 +143,8 @@ async function main() {
 
   // several traced functions: execute_hooked stepping into run_hooks, execute_guarded and authorize_call
   const hooked = findWidget(lesson, 'execute_hooked');
-  const calleeRequest = (calls: number) => ({
-    ...buildRequest({ lesson: 's04-hooks', files: lesson.files, source: hooked.file, symbol: hooked.symbol, harness: { file: 'harness/bench.py', code: harness(calls) }, inputs: {}, lines: [hooked.firstLine, hooked.lastLine] }, { maxSteps: 1_000_000, timeoutMs: 600_000 }),
-    callees: hooked.callees.map((c) => ({ file: c.file, symbol: c.symbol, firstLine: c.firstLine, lastLine: c.lastLine })),
-  });
+  const calleeRequest = (calls: number, callees = hooked.callees) =>
+    buildRequest({ lesson: 's04-hooks', files: lesson.files, source: hooked.file, symbol: hooked.symbol, harness: { file: 'harness/bench.py', code: harness(calls) }, inputs: {}, lines: [hooked.firstLine, hooked.lastLine], callees }, { maxSteps: 1_000_000, timeoutMs: 600_000 });
   const perCall = runner.run(calleeRequest(10)).steps.length / 10;
   const calls = Math.round(100_000 / perCall);
   let multi = null as ReturnType<typeof runner.run> | null;
@@ -175,7 +173,7 @@ async function main() {
     // the same run with execute_hooked alone traced (its locals are bigger than run_hooks')
     sameRunOneFunction: (() => {
       let alone = null as ReturnType<typeof runner.run> | null;
-      const ms = best(2, () => (alone = runner.run({ ...calleeRequest(calls), callees: [] })));
+      const ms = best(2, () => (alone = runner.run(calleeRequest(calls, []))));
       return { steps: alone!.steps.length, usPerStep: +(((ms - multiPlain) * 1000) / alone!.steps.length).toFixed(2), bytesPerStep: +bytesPerStep(alone!).toFixed(1) };
     })(),
     moves: mixMoves,

@@ -14,9 +14,7 @@ export function scenarioOf(widget: Widget, scenarioId?: string) {
 
 export function widgetRequest(files: Record<string, string>, widget: Widget, scenarioId?: string, limits?: Partial<Limits>): RunRequest {
   const scenario = scenarioOf(widget, scenarioId);
-  const request = buildRequest({ lesson: widget.lesson, files, source: widget.file, symbol: widget.symbol, harness: widget.harness, inputs: scenario.inputs, lines: [widget.firstLine, widget.lastLine] }, limits);
-  const callees = (widget.callees ?? []).map((c) => ({ file: c.file, symbol: c.symbol, firstLine: c.firstLine, lastLine: c.lastLine }));
-  return callees.length ? { ...request, callees } : request;
+  return buildRequest({ lesson: widget.lesson, files, source: widget.file, symbol: widget.symbol, harness: widget.harness, inputs: scenario.inputs, lines: [widget.firstLine, widget.lastLine], callees: widget.callees }, limits);
 }
 
 const show = (v: unknown) => (v === undefined ? '(nothing)' : JSON.stringify(v));

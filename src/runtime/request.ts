@@ -49,6 +49,8 @@ export interface WidgetRunSpec {
   inputs: Record<string, Json>;
   /** The lines the function spans in its file, when known (they pick the code object on screen). */
   lines?: [number, number];
+  /** Functions the reader can step into (each with its file and, when known, its lines). */
+  callees?: { file: string; symbol: string; firstLine?: number; lastLine?: number }[];
 }
 
 /** Where a lesson's files are written for its runs (in the page's Python; hosts may nest it). */
@@ -60,6 +62,7 @@ export function buildRequest(spec: WidgetRunSpec, limits?: RunRequest['limits'])
     files: spec.files,
     target: { file: spec.source, symbol: spec.symbol, ...(spec.lines ? { firstLine: spec.lines[0], lastLine: spec.lines[1] } : {}) },
     harness: { file: spec.harness.file, code: harnessText(spec.inputs, spec.harness.code) },
+    ...(spec.callees?.length ? { callees: spec.callees.map(({ file, symbol, firstLine, lastLine }) => ({ file, symbol, firstLine, lastLine })) } : {}),
     ...(limits ? { limits } : {}),
   };
 }

@@ -137,7 +137,7 @@ export function caseRequest(c: Case, root = 'corpus'): RunRequest {
     if (!r) throw new Error(`corpus: no ${symbol} in ${c.file}`);
     return { file: c.file, symbol, firstLine: r.firstLine, lastLine: r.lastLine };
   });
-  const request = buildRequest({
+  return buildRequest({
     lesson: root,
     files: CORPUS_FILES,
     source: c.file,
@@ -145,6 +145,6 @@ export function caseRequest(c: Case, root = 'corpus'): RunRequest {
     harness: { file: 'harness.py', code: c.harness },
     inputs: {},
     ...(range ? { lines: [range.firstLine, range.lastLine] as [number, number] } : {}),
+    callees,
   });
-  return callees.length ? { ...request, callees } : request;
 }
