@@ -4,7 +4,7 @@ import { join, relative, resolve, sep } from 'node:path';
 import MarkdownIt from 'markdown-it';
 import { parseDocument, visit, type Document } from 'yaml';
 import type { Json } from '../runtime/request';
-import { parseLink } from '../site/deeplink';
+import { parseLink, splitBreakpoint } from '../site/deeplink';
 import { extractSymbol } from './symbols';
 import { schemaProblems, type LessonSpec } from './schema';
 import { didYouMean } from './suggest';
@@ -91,7 +91,8 @@ function calleeBlock(files: Record<string, string>, target: CodeBlock, entry: st
 
 /** By default: every module-level function of core/ that the widget's function calls by name (not itself, not a stand-in). */
 function defaultCallees(files: Record<string, string>, target: CodeBlock, standins: CodeBlock[]): CodeBlock[] {
-  const body = target.code.split('\n').slice(target.code.split('\n').findIndex((l) => /^\s*(async\s+)?def\s/.test(l)) + 1).join('\n');
+  const lines = target.code.split('\n');
+  const body = lines.slice(lines.findIndex((l) => /^\s*(async\s+)?def\s/.test(l)) + 1).join('\n');
   const out: CodeBlock[] = [];
   for (const [path, text] of Object.entries(files)) {
     if (!path.startsWith('core/')) continue;
@@ -128,9 +129,9 @@ function checkProseLink(href: string, widgets: Widget[], where: string) {
   const given = (params.get('breakpoints') ?? '').split(',').filter(Boolean);
   const blocks = [widget, ...widget.callees];
   for (const bp of given) {
-    const [symbol, line] = bp.includes(':') ? [bp.slice(0, bp.lastIndexOf(':')), Number(bp.slice(bp.lastIndexOf(':') + 1))] : [widget.symbol, Number(bp)];
-    const block = blocks.find((b) => b.symbol === symbol);
-    if (!block) throw new LessonError(where, `a breakpoint in "${symbol}", which ${id} does not step into${didYouMean(String(symbol), blocks.map((b) => b.symbol))}`);
+    const { symbol, line } = splitBreakpoint(bp);
+    const block = symbol === null ? widget : widget.callees.find((b) => b.symbol === symbol);
+    if (!block) throw new LessonError(where, `a breakpoint in "${symbol}", which ${id} does not step into${didYouMean(symbol!, blocks.map((b) => b.symbol))}`);
     if (!Number.isInteger(line) || line < block.firstLine || line > block.lastLine) throw new LessonError(where, `breakpoint "${bp}" is not a line of ${block.symbol} (lines ${block.firstLine}-${block.lastLine})`);
   }
   const step = params.get('step');

@@ -4,7 +4,7 @@
  */
 import { preview } from '../trace/preview';
 import type { Value } from '../trace/types';
-import { pointKey, pointOf, upperBound, type Position, type ReplayIndex } from './replay';
+import { pointOf, upperBound, type Position, type ReplayIndex } from './replay';
 
 /** How many times each line of function `fn` ran in the whole run (its `line` events). */
 export function lineCounts(ix: ReplayIndex, fn = 0): Map<number, number> {
@@ -78,16 +78,16 @@ export function previousChange(ix: ReplayIndex, frame: number, name: string, cur
  * What a prediction question is checked against: after the statement at the paused step runs (a
  * Step over), the line the same frame is on (null: the frame returned), and each variable's value.
  */
-export function afterNextStep(ix: ReplayIndex, pos: Position): { line: number | null; key: number | null } {
+export function afterNextStep(ix: ReplayIndex, pos: Position): { line: number | null } {
   // the frame's next `line` step; an exception raised on the way is passed over (a handler's line
   // comes next), a `return` first means the frame ends here
   const own = ix.frames[ix.frameOf[pos.cursor]!]!.steps;
   for (let k = upperBound(own, pos.cursor); k < own.length; k++) {
     const step = ix.trace.steps[own[k]!]!;
-    if (step.event === 'line') return { line: step.line, key: pointKey(step.fn ?? 0, step.line) };
+    if (step.event === 'line') return { line: step.line };
     if (step.event === 'return') break;
   }
-  return { line: null, key: null };
+  return { line: null };
 }
 
 /** A variable's value in the paused frame once the statement at `pos` has run (undefined: it has none). */

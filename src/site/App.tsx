@@ -145,20 +145,20 @@ function LessonPage({ lesson, locale, engine, backHref, backLabel, link, onLink 
 
 function LinkedWidget({ id, lesson, widgets, engine, locale, link, onLink, onStore }: { id: string; lesson: Lesson; widgets: Map<string, Lesson['widgets'][number]>; engine: EngineLike; locale: Locale; link: Link | null; onLink?: (hash: string) => void; onStore: (store: WidgetStore) => void }) {
   const widget = widgets.get(id)!;
+  /** The deep link of a widget state; `step` only when the replay stands somewhere. */
+  const hashOf = useCallback(
+    (state: WidgetState, withStep: boolean) => formatLink({ widget: id, scenario: state.scenario, breakpoints: state.breakpoints.map((k) => pointName(widget, k)), ...(withStep ? { step: state.pos.cursor } : {}) }),
+    [id, widget],
+  );
   const onState = useCallback(
     (state: WidgetState, previous: WidgetState) => {
       if (!onLink) return;
       const touched = state.scenario !== previous.scenario || state.breakpoints !== previous.breakpoints || state.pos !== previous.pos;
-      if (!touched) return;
-      const shown = state.status === 'paused' || state.status === 'finished';
-      onLink(formatLink({ widget: id, scenario: state.scenario, breakpoints: state.breakpoints.map((k) => pointName(widget, k)), ...(shown ? { step: state.pos.cursor } : {}) }));
+      if (touched) onLink(hashOf(state, state.status === 'paused' || state.status === 'finished'));
     },
-    [id, onLink, widget],
+    [onLink, hashOf],
   );
-  const linkTo = useCallback(
-    (state: WidgetState) => `${location.origin}${location.pathname}${formatLink({ widget: id, scenario: state.scenario, breakpoints: state.breakpoints.map((k) => pointName(widget, k)), step: state.pos.cursor })}`,
-    [id, widget],
-  );
+  const linkTo = useCallback((state: WidgetState) => `${location.origin}${location.pathname}${hashOf(state, true)}`, [hashOf]);
   return <Widget widget={widget} files={lesson.files} engine={engine} locale={locale} initial={link ?? undefined} onState={onState} linkTo={linkTo} onStore={onStore} />;
 }
 

@@ -22,6 +22,13 @@ export function parseLink(hash: string): Link | null {
   return link;
 }
 
+/** A breakpoint as a link names it: "98" (a line of the widget's function, symbol null) or "run_hooks:98". */
+export function splitBreakpoint(bp: number | string): { symbol: string | null; line: number } {
+  const text = String(bp);
+  const colon = text.lastIndexOf(':');
+  return colon < 0 ? { symbol: null, line: Number(text) } : { symbol: text.slice(0, colon), line: Number(text.slice(colon + 1)) };
+}
+
 export function formatLink(link: Link): string {
   const params = new URLSearchParams({ widget: link.widget });
   if (link.scenario) params.set('scenario', link.scenario);

@@ -42,7 +42,7 @@ export function ComparePanel({ s, widget, locale, actions, comparison, live }: {
             <span>
               <span data-parted={`${callee ? `${callee.symbol}:` : ''}${d.line}`}>{callee ? t(locale, 'compare.partedIn', { a, b, symbol: callee.symbol, line: d.line, step: d.step + 1 }) : t(locale, 'compare.parted', { a, b, line: d.line, step: d.step + 1 })}</span>{' '}
               {d.step < (s.index?.size ?? 0) && (
-                <button type="button" data-action="goto-divergence" onClick={() => (s.index && s.pos.phase !== 'idle' ? actions.goto(d.step) : void actions.start('step').then(() => actions.goto(d.step)))}>
+                <button type="button" data-action="goto-divergence" onClick={() => void actions.openAt(d.step)}>
                   {t(locale, 'compare.goto', { step: d.step + 1 })}
                 </button>
               )}

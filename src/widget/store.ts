@@ -5,6 +5,7 @@ import { widgetRequest, scenarioOf } from '../lessons/run';
 import * as R from '../replay/replay';
 import type { EngineStatus } from '../runtime/client';
 import { harnessText } from '../runtime/request';
+import { splitBreakpoint } from '../site/deeplink';
 import type { RunRequest, Trace } from '../trace/types';
 
 /** What the store needs of the Python engine (the page's worker client, or a test double's real engine). */
@@ -73,6 +74,8 @@ export interface WidgetActions {
   predict(answer: string): void;
   /** Set the widget up as a link says (scenario, breakpoints) and, with a step, open paused there. */
   applyLink(link: Initial): Promise<void>;
+  /** Pause at a step: in the replay there is, or in a new run of the scenario. */
+  openAt(cursor: number): Promise<void>;
 }
 
 export type WidgetStore = StoreApi<WidgetState & WidgetActions>;
@@ -107,12 +110,14 @@ export function createWidgetStore(widget: Widget, files: Record<string, string>,
     const block = blocks[fn];
     return Number.isInteger(key) && key > 0 && !!block && line >= block.firstLine && line <= block.lastLine;
   };
-  /** A deep link's breakpoint: a line, or "symbol:line" of a callee. */
-  const keyOf = (bp: number | string) => {
-    if (typeof bp === 'number') return bp;
-    const [symbol, line] = [bp.slice(0, bp.lastIndexOf(':')), Number(bp.slice(bp.lastIndexOf(':') + 1))];
-    const fn = blocks.findIndex((b) => b.symbol === symbol);
-    return fn < 0 ? NaN : R.pointKey(fn, line);
+  /** A link's breakpoints as point keys: the valid ones, once each, in order. */
+  const keysOf = (bps: (number | string)[] = []) => {
+    const keys = bps.map((bp) => {
+      const { symbol, line } = splitBreakpoint(bp);
+      const fn = symbol === null ? 0 : blocks.findIndex((b) => b.symbol === symbol);
+      return fn < 0 ? NaN : R.pointKey(fn, line);
+    });
+    return [...new Set(keys.filter(valid))].sort((a, b) => a - b);
   };
   const scenario = widget.scenarios.some((s) => s.id === initial.scenario) ? initial.scenario! : widget.scenarios[0]!.id;
   let compareRuns = 0; // bumped by every comparison asked for and every scenario switch
@@ -128,9 +133,16 @@ export function createWidgetStore(widget: Widget, files: Record<string, string>,
       const next = f(index, pos, breakpoints);
       if (next !== pos) set({ pos: next, since: pos.cursor, status: statusFor(next), frame: null, shown: shownAt(index, next) });
     };
+    /** No replay: what a reset, a scenario switch and a link start from. */
+    const cleared = () => ({ generation: get().generation + 1, index: null, pos: R.IDLE, status: 'idle' as const, error: null, frame: null, shown: 0, prediction: null });
+    /** Another scenario (or the same one afresh): no replay, no comparison, no watched variable. */
+    const switchTo = (id: string, breakpoints: number[]) => {
+      compareRuns++;
+      set({ ...cleared(), scenario: id, breakpoints, compare: null, watch: null });
+    };
     return {
       scenario,
-      breakpoints: [...new Set((initial.breakpoints ?? []).map(keyOf).filter(valid))].sort((a, b) => a - b),
+      breakpoints: keysOf(initial.breakpoints),
       shown: 0,
       frame: null,
       status: 'idle',
@@ -171,12 +183,10 @@ export function createWidgetStore(widget: Widget, files: Record<string, string>,
       stepOut: () => move((ix, pos) => R.stepOut(ix, pos), 'step'),
       stepBack: () => move((ix, pos) => R.stepBack(ix, pos)),
       goto: (cursor) => move((ix) => R.goto(ix, cursor)),
-      reset: () => set({ generation: get().generation + 1, index: null, pos: R.IDLE, status: 'idle', error: null, frame: null, shown: 0, prediction: null }),
+      reset: () => set(cleared()),
       setScenario(id) {
         scenarioOf(widget, id);
-        if (id === get().scenario) return;
-        compareRuns++;
-        set({ scenario: id, breakpoints: [], generation: get().generation + 1, index: null, pos: R.IDLE, status: 'idle', error: null, frame: null, shown: 0, compare: null, watch: null, prediction: null });
+        if (id !== get().scenario) switchTo(id, []);
       },
       async compareWith(id) {
         if (id === null || id === get().scenario) return set({ compare: null });
@@ -199,14 +209,13 @@ export function createWidgetStore(widget: Widget, files: Record<string, string>,
         if (get().status === 'paused') set({ prediction: { cursor: get().pos.cursor, answer } });
       },
       async applyLink(link) {
-        const id = widget.scenarios.some((sc) => sc.id === link.scenario) ? link.scenario! : get().scenario;
-        const breakpoints = [...new Set((link.breakpoints ?? []).map(keyOf).filter(valid))].sort((a, b) => a - b);
-        compareRuns++;
-        set({ scenario: id, breakpoints, generation: get().generation + 1, index: null, pos: R.IDLE, status: 'idle', error: null, frame: null, shown: 0, compare: null, watch: null, prediction: null });
-        if (link.step === undefined) return;
-        const step = link.step;
-        await get().start('step');
-        get().goto(step);
+        switchTo(widget.scenarios.some((sc) => sc.id === link.scenario) ? link.scenario! : get().scenario, keysOf(link.breakpoints));
+        if (link.step !== undefined) await get().openAt(link.step);
+      },
+      async openAt(cursor) {
+        const { index, pos } = get();
+        if (!index || pos.phase === 'idle') await get().start('step');
+        get().goto(cursor);
       },
       toggleBreakpoint(line, fn = get().shown) {
         const key = R.pointKey(fn, line);
@@ -234,12 +243,6 @@ export function connect(store: WidgetStore, engine: EngineLike, initial: Initial
   store.setState({ engine: engine.status });
   if (prepare) engine.prepare?.(prepare);
   const off = engine.subscribe((status) => store.setState({ engine: status }));
-  if (initial.step !== undefined && store.getState().status === 'idle') {
-    const step = initial.step;
-    void store
-      .getState()
-      .start('step')
-      .then(() => store.getState().goto(step));
-  }
+  if (initial.step !== undefined && store.getState().status === 'idle') void store.getState().openAt(initial.step);
   return off;
 }
