@@ -1,5 +1,5 @@
 import { expect, test, type Locator } from '@playwright/test';
-import { action, gutterNumber, lineOf, openLesson, HOOKS, widget } from './helpers';
+import { action, expectState, gutterNumber, lineOf, openLesson, HOOKS, widget } from './helpers';
 
 const RUNTIME = 'core/runtime.py';
 const BEFORE = lineOf(RUNTIME, 'before = run_hooks(hooks, "before", call)');
@@ -15,9 +15,7 @@ const TEXT = {
 } as const;
 
 async function pausedIn(w: Locator, fn: string, line: number) {
-  await expect(w).toHaveAttribute('data-status', 'paused');
-  await expect(w).toHaveAttribute('data-fn', fn);
-  await expect(w).toHaveAttribute('data-line', String(line));
+  await expectState(w, { status: 'paused', fn, line });
 }
 
 const stackOf = (w: Locator) => w.locator('[data-panel="stack"] [data-frame]');

@@ -28,6 +28,11 @@ export function gutterNumber(w: Locator, line: number): Locator {
   return w.locator('.cm-lineNumbers .cm-gutterElement').filter({ hasText: new RegExp(`^${line}$`) });
 }
 
+/** The widget's state as its data-* attributes say it: { status: 'paused', line: 98 } checks data-status and data-line. */
+export async function expectState(w: Locator, state: Record<string, string | number>) {
+  for (const [name, value] of Object.entries(state)) await expect(w).toHaveAttribute(`data-${name}`, String(value));
+}
+
 export function action(w: Locator, name: string): Locator {
   return w.locator(`[data-action="${name}"]`);
 }

@@ -1,5 +1,5 @@
 import { expect, test, type Locator } from '@playwright/test';
-import { action, gutterNumber, lineOf, openLesson, HOOKS, widget } from './helpers';
+import { action, expectState, gutterNumber, lineOf, openLesson, HOOKS, widget } from './helpers';
 
 const RUNTIME = 'core/runtime.py';
 const CALLBACK = lineOf(RUNTIME, 'answer = callback(view)');
@@ -109,18 +109,11 @@ for (const lang of ['zh', 'en'] as const) {
     await openLesson(page, HOOKS, lang);
     await page.getByRole('link', { name: T.proseLink }).click();
     const w = widget(page, 'run_hooks');
-    await expect(w).toHaveAttribute('data-scenario', 'block');
-    await expect(w).toHaveAttribute('data-status', 'paused');
-    await expect(w).toHaveAttribute('data-step', '8');
-    await expect(w).toHaveAttribute('data-line', String(CALLBACK));
-    await expect(w).toHaveAttribute('data-breakpoints', String(CALLBACK));
+    await expectState(w, { scenario: 'block', status: 'paused', step: 8, line: CALLBACK, breakpoints: CALLBACK });
     await expect.poll(() => page.evaluate(() => location.hash)).toContain('widget=run_hooks');
     await page.getByRole('link', { name: T.compareLink }).click();
     const hooked = widget(page, 'execute_hooked');
-    await expect(hooked).toHaveAttribute('data-scenario', 'block');
-    await expect(hooked).toHaveAttribute('data-step', '20');
-    await expect(hooked).toHaveAttribute('data-fn', 'run_hooks');
-    await expect(hooked).toHaveAttribute('data-line', String(MAINTENANCE_ANSWER));
+    await expectState(hooked, { scenario: 'block', step: 20, fn: 'run_hooks', line: MAINTENANCE_ANSWER });
     await expect(hooked).toBeInViewport();
   });
 }
