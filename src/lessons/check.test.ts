@@ -91,6 +91,29 @@ describe('lessons:check messages', () => {
   });
 });
 
+describe("Pyodide's reference run", () => {
+  it('is skipped when Pyodide recorded exactly what CPython recorded and the reference vouched for, and run when the runtimes differ', async () => {
+    const scenarios = `      - {id: same, label: same, inputs: {show: false}, expect: {outcome: 3}}\n      - {id: apart, label: apart, inputs: {show: true}, expect: {outcome: 3}}\n`;
+    const dir = lessonDir(yaml(scenarios), {
+      'm.py': 'import sys\ndef f(show):\n    x = 1\n    where = sys.platform if show else "-"\n    return x + 2\n',
+      'h.py': 'from m import f\noutcome = f(show)\n',
+    });
+    const asked: string[] = [];
+    const counting: NodeRunner = Object.assign(Object.create(pyodide) as NodeRunner, {
+      reference: (request: Parameters<NodeRunner['reference']>[0]) => {
+        asked.push(request.harness.code.includes('show = True') ? 'apart' : 'same');
+        return pyodide.reference(request);
+      },
+    });
+    const lines: string[] = [];
+    const result = await checkLessons([dir], counting, (line) => lines.push(line));
+    expect(result).toMatchObject({ passed: 4, failed: 0 });
+    expect(lines).toContain('ok   demo/w#same (pyodide): 5 steps, the same trace as CPython');
+    expect(lines.find((l) => l.startsWith('ok   demo/w#apart (pyodide)'))).not.toContain('the same trace');
+    expect(asked).toEqual(['apart']); // sys.platform is 'emscripten' in Pyodide, 'linux' in CPython
+  });
+});
+
 describe('one CPython for the whole check', () => {
   it('every scenario of every lesson runs in the same CPython process, and the check still passes', async () => {
     const scenarios = ['a', 'b', 'c'].map((id, i) => `      - {id: ${id}, label: ${id}, inputs: {n: ${i}}, expect: {outcome: ${i + 1}}}\n`).join('');
