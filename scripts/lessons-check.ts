@@ -1,20 +1,42 @@
-/** npm run lessons:check [lessonDir...]: validate every lesson and run every scenario under CPython and Pyodide. */
+/**
+ * npm run lessons:check [lessonDir...]: validate every lesson and run every scenario under CPython and
+ * Pyodide. A large check runs on one worker per core (see jobsFor; STEPLIGHT_JOBS=n to choose).
+ */
 import { resolve } from 'node:path';
-import { checkLessons } from '../src/lessons/check';
-import { lessonDirs } from '../src/lessons/load';
+import { checkLessons, type CheckResult } from '../src/lessons/check';
+import { lessonDirs, loadLesson } from '../src/lessons/load';
+import { checkInParallel, jobsFor } from '../src/lessons/parallel';
 import { nodeRunner } from '../src/runtime/node';
+
+async function inThisThread(dirs: string[]): Promise<CheckResult & { startMs: number; workers: number }> {
+  const started = performance.now();
+  const pyodide = await nodeRunner();
+  const startMs = performance.now() - started;
+  return { ...(await checkLessons(dirs, pyodide)), startMs, workers: 1 };
+}
+
+/** Scenarios to check (a lesson that does not load counts none: the check reports it). */
+function countScenarios(dirs: string[]): number {
+  return dirs.reduce((sum, dir) => {
+    try {
+      return sum + loadLesson(dir).widgets.reduce((n, w) => n + w.scenarios.length, 0);
+    } catch {
+      return sum;
+    }
+  }, 0);
+}
 
 async function main() {
   process.exitCode = 2; // unless the check gets to its summary
   const dirs = process.argv.length > 2 ? process.argv.slice(2).map((d) => resolve(d)) : lessonDirs(resolve('lessons'));
-  const started = performance.now();
-  const pyodide = await nodeRunner();
-  const startMs = performance.now() - started;
-  const r = await checkLessons(dirs, pyodide);
+  const jobs = jobsFor(dirs.length, countScenarios(dirs));
+  const r = jobs > 1 ? await checkInParallel(dirs, jobs) : await inThisThread(dirs);
   const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
   console.log(`lessons:check: ${r.passed} passed, ${r.failed} failed${r.warnings ? `, ${r.warnings} warnings` : ''}`);
   // the bench reads this line
-  console.log(`time: ${s(startMs + r.checkMs)} (Python start ${s(startMs)}; ${r.scenarios} scenarios × 2 runtimes in ${s(r.checkMs)}, ${(r.checkMs / Math.max(1, r.scenarios)).toFixed(1)} ms each, of which the traced run ${(r.runMs / Math.max(1, r.scenarios)).toFixed(1)} ms)`);
+  console.log(
+    `time: ${s(r.startMs + r.checkMs)} (Python start ${s(r.startMs)}; ${r.scenarios} scenarios × 2 runtimes in ${s(r.checkMs)}, ${(r.checkMs / Math.max(1, r.scenarios)).toFixed(1)} ms each, of which the traced run ${(r.runMs / Math.max(1, r.scenarios)).toFixed(1)} ms; ${r.workers} worker${r.workers > 1 ? 's' : ''})`,
+  );
   process.exitCode = r.failed ? 1 : 0;
 }
 

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cpythonHost, cpythonRun, nodeRunner, type NodeRunner } from '../runtime/node';
 import { buildRequest } from '../runtime/request';
 import { checkLessons } from './check';
+import { checkInParallel, jobsFor } from './parallel';
 
 let pyodide: NodeRunner;
 const made: string[] = [];
@@ -14,10 +15,10 @@ beforeAll(async () => {
 });
 afterAll(() => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-function lessonDir(yaml: string, files: Record<string, string>): string {
+function lessonDir(yaml: string, files: Record<string, string>, id = 'demo'): string {
   const root = mkdtempSync(join(tmpdir(), 'steplight-check-test-'));
   made.push(root);
-  const dir = join(root, 'demo');
+  const dir = join(root, id);
   const all: Record<string, string> = { 'lesson.yaml': yaml, 'en.md': '```debugger\nw\n```\n', 'zh.md': '```debugger\nw\n```\n', ...files };
   for (const [path, text] of Object.entries(all)) {
     mkdirSync(join(dir, path, '..'), { recursive: true });
@@ -128,6 +129,31 @@ describe('one CPython for the whole check', () => {
     } finally {
       await host.close();
     }
+  });
+});
+
+describe('a check on several workers', () => {
+  it('prints each lesson\'s lines together and in the lessons\' order, whichever worker finished first, and adds up the counts', async () => {
+    const scenarios = ['a', 'b'].map((id, i) => `      - {id: ${id}, label: ${id}, inputs: {n: ${i}}, expect: {outcome: ${i + 1}}}\n`).join('');
+    const files = { 'm.py': 'def f(n):\n    return n + 1\n', 'h.py': 'from m import f\noutcome = f(n)\n' };
+    // the first lesson takes longest (a long loop before each run's call), so another worker finishes first
+    const slow = lessonDir(yaml(scenarios), { ...files, 'h.py': 'from m import f\nfor i in range(3_000_000):\n    pass\noutcome = f(n)\n' }, 'l1-slow');
+    const fast = lessonDir(yaml(scenarios), files, 'l2-fast');
+    const wrong = lessonDir(yaml(scenarios), { ...files, 'm.py': 'def f(n):\n    return n + 2\n' }, 'l3-wrong');
+    const lines: string[] = [];
+    const result = await checkInParallel([slow, fast, wrong], 2, (line) => lines.push(line));
+    expect(result).toMatchObject({ passed: 8, failed: 4, scenarios: 6, workers: 2 });
+    const lessons = lines.map((l) => /(l\d)-/.exec(l)?.[1]);
+    expect(lessons).toEqual([...Array(4).fill('l1'), ...Array(4).fill('l2'), ...Array(4).fill('l3')]);
+    expect(lines.slice(0, 4).every((l) => l.startsWith('ok   l1-slow/w#'))).toBe(true);
+    expect(lines.filter((l) => l.startsWith('FAIL l3-wrong/w#'))).toHaveLength(4);
+  });
+
+  it('runs a small check in one thread, a large one on a worker per core, never more workers than lessons', () => {
+    expect(jobsFor(2, 30, 0)).toBe(1);
+    expect(jobsFor(50, 894, 0)).toBeGreaterThanOrEqual(1);
+    expect(jobsFor(50, 894, 4)).toBe(4);
+    expect(jobsFor(3, 894, 8)).toBe(3);
   });
 });
 

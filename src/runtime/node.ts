@@ -2,6 +2,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { Worker } from 'node:worker_threads';
+import { createRequire } from 'node:module';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -72,7 +73,8 @@ const referenceRequest = (request: RunRequest, root = request.root): RunRequest 
 
 /** Pyodide in this process, with a watchdog thread for the wall-clock limit. */
 export async function nodeRunner(options: { graceMs?: number; hardMs?: number } = {}): Promise<NodeRunner> {
-  const py = await loadPyodide();
+  // where Pyodide's files are, said outright: Pyodide guesses it from a stack trace, which fails in a worker thread
+  const py = await loadPyodide({ indexURL: `${dirname(createRequire(import.meta.url).resolve('pyodide'))}/` });
   const buffer = new SharedArrayBuffer(24);
   const flags = new Int32Array(buffer, 0, 4);
   const deadline = new BigInt64Array(buffer, 16, 1);
