@@ -5,6 +5,7 @@ import { defineConfig, type Plugin } from 'vite';
 import { lessonDirs, loadLesson, LESSON_ROOTS, summarize } from './src/lessons/load';
 import type { Lesson, LessonFailure, LessonSummary } from './src/lessons/types';
 import { LESSON_EDITED } from './src/lessons/edited';
+import { storedStdlib } from './scripts/stdlib';
 
 const PYODIDE_DIR = resolve('node_modules/pyodide');
 /**
@@ -14,9 +15,13 @@ const PYODIDE_DIR = resolve('node_modules/pyodide');
 export const PYODIDE_PATH = `pyodide/${(JSON.parse(readFileSync(join(PYODIDE_DIR, 'package.json'), 'utf8')) as { version: string }).version}/`;
 /** The Pyodide files a page needs; served from the site's own origin under PYODIDE_PATH. */
 export const PYODIDE_FILES = ['pyodide.mjs', 'pyodide.asm.mjs', 'pyodide.asm.wasm', 'python_stdlib.zip', 'pyodide-lock.json'];
+/** Where a Pyodide file the site serves comes from: the package, but the standard library stored (scripts/stdlib.ts). */
+function pyodideFile(name: string): string {
+  return name === 'python_stdlib.zip' ? storedStdlib(join(PYODIDE_DIR, name)) : join(PYODIDE_DIR, name);
+}
 /** Each file's size as the worker reads it (decompressed): loading progress has a total even when a
  * host compresses the files or sends no Content-Length. */
-const PYODIDE_SIZES = Object.fromEntries(PYODIDE_FILES.map((name) => [name, statSync(join(PYODIDE_DIR, name)).size]));
+const PYODIDE_SIZES = Object.fromEntries(PYODIDE_FILES.map((name) => [name, statSync(pyodideFile(name)).size]));
 const TYPES: Record<string, string> = { mjs: 'text/javascript', wasm: 'application/wasm', zip: 'application/zip', json: 'application/json' };
 
 /** Self-hosted Pyodide: dev server middleware, and a copy into the build. */
@@ -35,13 +40,13 @@ function pyodide(): Plugin {
         if (!PYODIDE_FILES.includes(name)) return next();
         res.setHeader('Content-Type', TYPES[name.split('.').pop()!] ?? 'application/octet-stream');
         res.setHeader('Cross-Origin-Resource-Policy', 'same-origin');
-        createReadStream(join(PYODIDE_DIR, name)).pipe(res);
+        createReadStream(pyodideFile(name)).pipe(res);
       });
     },
     closeBundle() {
       const target = join(outDir, PYODIDE_PATH);
       mkdirSync(target, { recursive: true });
-      for (const name of PYODIDE_FILES) copyFileSync(join(PYODIDE_DIR, name), join(target, name));
+      for (const name of PYODIDE_FILES) copyFileSync(pyodideFile(name), join(target, name));
     },
   };
 }

@@ -34,6 +34,8 @@ test('the built site is sent precompressed with lasting caching of hashed files,
   await openLesson(page, undefined, 'zh');
   const find = (pattern: RegExp) => responses.find((r) => pattern.test(r.url));
   expect(find(/\/pyodide\/[\d.]+\/pyodide\.asm\.wasm$/)).toMatchObject({ encoding: 'br', cache: 'public, max-age=31536000, immutable' });
+  // the standard library too: stored inside the archive, so the host's brotli does the compressing
+  expect(find(/\/pyodide\/[\d.]+\/python_stdlib\.zip$/)).toMatchObject({ encoding: 'br', cache: 'public, max-age=31536000, immutable' });
   expect(find(/\/assets\/Widget-[\w-]{8}\.js$/)).toMatchObject({ encoding: 'br', cache: 'public, max-age=31536000, immutable' });
   expect(find(/\/lessons\/s04-hooks\/$/)).toMatchObject({ encoding: 'br', cache: 'no-cache', coop: 'same-origin' });
   const w = widget(page, 'run_hooks');

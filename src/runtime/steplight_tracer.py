@@ -633,6 +633,7 @@ class Baseline:
     WATCHED = ("/tmp", "/home", "/steplight/runtime")
 
     def __init__(self):
+        from gc import get_referents
         from operator import is_
 
         self.is_ = is_
@@ -658,7 +659,10 @@ class Baseline:
                     self.sets.append((value, frozenset(value)))
                 elif isinstance(value, type) and not value.__flags__ & (1 << 8):  # a mutable class
                     seen.add(id(value))
-                    self.classes.append((value, dict(value.__dict__)))
+                    # checked through the class's own dict (behind its read-only __dict__ proxy): a
+                    # proxy made for every check costs more than the check itself
+                    namespace = get_referents(value.__dict__)[0]
+                    self.classes.append((value, namespace, tuple(namespace), tuple(namespace.values())))
         random = sys.modules.get("random")
         self.random = (random._inst, random._inst.getstate()) if random is not None else None
         self.environ = dict(os.environ)
@@ -694,13 +698,13 @@ class Baseline:
                 items.clear()
                 items.update(saved)
                 changed += 1
-        for cls, saved in self.classes:
-            now = cls.__dict__
-            if len(now) == len(saved) and all(map(is_, now.values(), saved.values())) and all(map(is_, now, saved)):
+        for cls, now, keys, values in self.classes:
+            if len(now) == len(keys) and all(map(is_, now, keys)) and all(map(is_, now.values(), values)):
                 continue
             changed += 1
+            saved = dict(zip(keys, values))
             for name in [n for n in now if n not in saved]:
-                type.__delattr__(cls, name)
+                type.__delattr__(cls, name)  # through the class, so that its caches are dropped too
             for name, value in saved.items():
                 if now.get(name, now) is not value and name not in ("__dict__", "__weakref__"):
                     type.__setattr__(cls, name, value)

@@ -15,11 +15,16 @@ let port: MessagePort | null = null;
 const post = (message: FromWorker) => port && apply(portPost, port, [message]);
 let runner: Promise<Runner> | null = null;
 
-/** Memory snapshots of a started Python, per Pyodide version and tracer text, in Cache Storage. */
+/**
+ * Memory snapshots of a started Python, per Pyodide version, tracer text and standard library archive
+ * (Python keeps where each module sits in the archive: a snapshot must never meet another archive),
+ * in Cache Storage.
+ */
 function snapshotKey(version: string): string {
   let h = 0;
   for (let i = 0; i < tracer.length; i++) h = (Math.imul(31, h) + tracer.charCodeAt(i)) | 0;
-  return `/steplight-snapshot/${version}/${(h >>> 0).toString(16)}`;
+  const stdlib = typeof __PYODIDE_SIZES__ === 'object' ? __PYODIDE_SIZES__['python_stdlib.zip'] : 0;
+  return `/steplight-snapshot/${version}/${(h >>> 0).toString(16)}-${stdlib ?? 0}`;
 }
 const CACHE = 'steplight-python';
 
