@@ -68,6 +68,12 @@ describe('lessons:check messages', () => {
     expect(failed).toBe(8);
   });
 
+  it('Python\'s own ast is asked where the symbol is, and a syntax error in the source is named with its line', async () => {
+    const dir = lessonDir(yaml('      - {id: a, label: A, expect: {outcome: 1}}\n'), { 'm.py': 'def f():\n    return 1\n\ndef g(:\n    pass\n', 'h.py': 'from m import f\noutcome = f()\n' });
+    const { lines } = await check(dir);
+    expect(lines[0]).toMatch(/^FAIL demo: syntax error in m\.py line 4: \w/); // the message is CPython's own
+  });
+
   it('a scenario without expect passes with a warning', async () => {
     const dir = lessonDir(yaml('      - {id: a, label: A}\n'), { 'm.py': 'def f():\n    return 1\n', 'h.py': 'from m import f\noutcome = f()\n' });
     const { passed, failed, warnings, lines } = await check(dir);

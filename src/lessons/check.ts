@@ -1,5 +1,4 @@
 /** lessons:check as a function (Node only): the script, the unit tests and the bench call it. */
-import { spawnSync } from 'node:child_process';
 import { cpythonHost, type CpythonHost, type NodeRunner } from '../runtime/node';
 import { lessonRoot } from '../runtime/request';
 import { compareWithReference } from '../trace/reference';
@@ -8,33 +7,14 @@ import { loadLesson } from './load';
 import { checkExpect, widgetRequest } from './run';
 import type { CodeBlock, Lesson, Widget } from './types';
 
-/** Python's own ast says where each symbol starts and ends; the extractor must agree. */
-function astRanges(lesson: Lesson, blocks: CodeBlock[]): string[] {
-  const script = `
-import ast, json, sys
-req = json.load(sys.stdin)
-out = []
-for b in req:
-    try:
-        node = ast.parse(b["text"])
-    except SyntaxError as e:
-        out.append("%s line %s: %s" % (b["file"], e.lineno, e.msg))
-        continue
-    for part in b["symbol"].split("."):
-        body = node.body
-        node = next((n for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name == part), None)
-        if node is None: break
-    if node is None:
-        out.append(None)
-    else:
-        first = min([node.lineno] + [d.lineno for d in node.decorator_list])
-        out.append([first, node.end_lineno])
-print(json.dumps(out))
-`;
-  const input = blocks.map((b) => ({ file: b.file, symbol: b.symbol, text: lesson.files[b.file] }));
-  const run = spawnSync(process.env.PYTHON ?? 'python3', ['-c', script], { input: JSON.stringify(input), encoding: 'utf8' });
-  if (run.status !== 0) return [`ast check failed: ${run.stderr}`];
-  const ranges = JSON.parse(run.stdout) as ([number, number] | string | null)[];
+/** Python's own ast says where each symbol starts and ends (asked of the check's CPython); the extractor must agree. */
+async function astRanges(lesson: Lesson, blocks: CodeBlock[], cpython: CpythonHost): Promise<string[]> {
+  let ranges: Awaited<ReturnType<CpythonHost['symbols']>>;
+  try {
+    ranges = await cpython.symbols(blocks.map((b) => ({ file: b.file, symbol: b.symbol, text: lesson.files[b.file] ?? '' })));
+  } catch (error) {
+    return [`ast check failed: ${(error as Error).message}`];
+  }
   return blocks.flatMap((b, i) => {
     const r = ranges[i];
     if (typeof r === 'string') return [`syntax error in ${r}`];
@@ -89,7 +69,7 @@ async function checkWith(dirs: string[], pyodide: NodeRunner, cpython: CpythonHo
       continue;
     }
     const blocks = lesson.widgets.flatMap((w) => [w, ...w.standins]);
-    for (const problem of astRanges(lesson, blocks)) fail(lesson.id, problem);
+    for (const problem of await astRanges(lesson, blocks, cpython)) fail(lesson.id, problem);
     const repeated = new Map<string, number>(); // a shared error -> how many more runs hit it
     for (const widget of lesson.widgets) {
       for (const scenario of widget.scenarios) {

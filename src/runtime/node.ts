@@ -190,6 +190,8 @@ export interface CpythonHost {
   both(request: RunRequest): Promise<{ trace: Trace; reference: ReferenceRun }>;
   /** As NodeRunner.forget. */
   forget(root: string): Promise<void>;
+  /** Where Python's ast says each symbol starts and ends (see symbol_ranges in steplight_tracer.py). */
+  symbols(blocks: { file: string; symbol: string; text: string }[]): Promise<([number, number] | string | null)[]>;
   /** How many CPython processes were started: 1, plus one after each that had to be killed. */
   readonly started: number;
   close(): Promise<void>;
@@ -281,6 +283,11 @@ export function cpythonHost(options: { parent?: string; python?: string } = {}):
     },
     async forget(root) {
       if (proc) await ask([{ op: 'forget', root }], 1_000);
+    },
+    async symbols(blocks) {
+      const line = await ask([{ op: 'symbols', blocks }], 10_000);
+      if (line === null) throw new Error('CPython did not answer in time');
+      return (JSON.parse(line) as [([number, number] | string | null)[]])[0];
     },
     async both(request) {
       const [trace, reference] = await jobs(request, [

@@ -1215,7 +1215,8 @@ def serve(folder):
     and lessons, TMPDIR and HOME live in `folder` (lessons/, tmp/, home/), the only place a run's files
     are swept from. A request is a list of jobs, answered by the list of their results: {"op": "run",
     "request": …} gives a trace; {"op": "reference", "request": …, "traced": bool} the independent
-    reference recorder's run; {"op": "forget", "root": …} removes a lesson's folder. Lesson code cannot reach the protocol: file descriptors 0 and 1 point to
+    reference recorder's run; {"op": "forget", "root": …} removes a lesson's folder; {"op": "symbols",
+    "blocks": …} gives symbol_ranges(blocks). Lesson code cannot reach the protocol: file descriptors 0 and 1 point to
     /dev/null."""
     requests = os.fdopen(os.dup(0), "r", encoding="utf-8")
     results = os.fdopen(os.dup(1), "w", encoding="ascii")
@@ -1233,8 +1234,37 @@ def serve(folder):
     settle()
     dog = Watchdog()
     for line in requests:
-        outs = [answer(dog, job["op"], job["request"], job.get("traced", True), reference_recorder) if job["op"] != "forget" else forget(job["root"]) or "null" for job in json_loads(line)]
+        outs = [job_result(dog, job, reference_recorder) for job in json_loads(line)]
         uninterrupted(lambda: (results.write("[%s]\n" % ",".join(outs)), results.flush()))
+
+
+def job_result(dog, job, reference_recorder):
+    if job["op"] == "forget":
+        return forget(job["root"]) or "null"
+    if job["op"] == "symbols":
+        return json_dumps(symbol_ranges(job["blocks"]))
+    return answer(dog, job["op"], job["request"], job.get("traced", True), reference_recorder)
+
+
+def symbol_ranges(blocks):
+    """lessons:check: where Python's own ast says each symbol ({file, symbol: "a.b", text}) starts
+    (its first decorator) and ends: [first, last], null when there is no such symbol, or
+    "file line n: message" for a syntax error. Parses only; nothing runs."""
+    import ast
+
+    out = []
+    for block in blocks:
+        try:
+            node = ast.parse(block["text"])
+        except SyntaxError as error:
+            out.append("%s line %s: %s" % (block["file"], error.lineno, error.msg))
+            continue
+        for part in block["symbol"].split("."):
+            node = next((n for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name == part), None)
+            if node is None:
+                break
+        out.append(None if node is None else [min([node.lineno] + [d.lineno for d in node.decorator_list]), node.end_lineno])
+    return out
 
 
 def answer(dog, op, request, traced, reference_recorder):
