@@ -1,6 +1,6 @@
 /**
  * npm run lessons:check [lessonDir...]: validate every lesson and run every scenario under CPython and
- * Pyodide. A large check runs on one worker per core (see jobsFor; STEPLIGHT_JOBS=n to choose).
+ * Pyodide. A large check on a machine with cores to spare runs on several workers (see jobsFor; STEPLIGHT_JOBS=n).
  */
 import { resolve } from 'node:path';
 import { checkLessons, type CheckResult } from '../src/lessons/check';

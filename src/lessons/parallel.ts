@@ -17,15 +17,16 @@ export interface ParallelResult extends CheckResult {
 }
 
 /**
- * How many workers a check uses. Each worker starts a Pyodide of its own (about 3–4 s of a core), which
- * pays off only when there is more work to share than that: below PARALLEL_FROM scenarios (about 9 s
- * of checking), the check runs in this thread. Then one worker per core, never more than lessons.
+ * How many workers a check uses. A worker keeps about two cores busy (its Pyodide, and its CPython
+ * working on the same scenario meanwhile), so one per two cores; and each starts a Pyodide of its
+ * own (3–4 s of a core), which pays off only with more work to share than that: below PARALLEL_FROM
+ * scenarios (about 9 s of checking) the check runs in this thread. Never more workers than lessons.
  * STEPLIGHT_JOBS=n chooses.
  */
 export const PARALLEL_FROM = 200;
 
-export function jobsFor(lessons: number, scenarios: number, asked = Number(process.env.STEPLIGHT_JOBS) || 0): number {
-  const jobs = asked || (scenarios >= PARALLEL_FROM ? availableParallelism() : 1);
+export function jobsFor(lessons: number, scenarios: number, asked = Number(process.env.STEPLIGHT_JOBS) || 0, cores = availableParallelism()): number {
+  const jobs = asked || (scenarios >= PARALLEL_FROM ? Math.floor(cores / 2) : 1);
   return Math.max(1, Math.min(jobs, lessons));
 }
 

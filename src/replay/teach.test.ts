@@ -46,6 +46,9 @@ describe('teaching over real runs', () => {
     expect(block.trace.steps.slice(0, d.step).map((s) => [s.event, s.line, s.fn ?? 0])).toEqual(refused.trace.steps.slice(0, d.step).map((s) => [s.event, s.line, s.fn ?? 0]));
     expect(block.trace.steps[d.step]!.line).not.toBe(refused.trace.steps[d.step]!.line);
     expect(T.compareRuns(block, index(hooked, 'block')).divergence).toBeNull();
+    // worked out once per pair (the view asks on every move), and per pair: the other way round differs
+    expect(T.compareRuns(block, refused)).toBe(c);
+    expect(T.compareRuns(refused, block).onlyHere).toEqual(c.onlyThere);
   });
 
   it("lists a variable's changes and moves between them", () => {

@@ -33,7 +33,18 @@ const place = (ix: ReplayIndex, i: number) => {
   return s ? `${s.event} ${s.fn ?? 0} ${s.line} ${s.depth}` : 'end';
 };
 
+/** Two indexes never change: a comparison is worked out once per pair, not once per move. */
+const compared = new WeakMap<ReplayIndex, WeakMap<ReplayIndex, Comparison>>();
+
 export function compareRuns(here: ReplayIndex, there: ReplayIndex): Comparison {
+  let pairs = compared.get(here);
+  if (!pairs) compared.set(here, (pairs = new WeakMap()));
+  let comparison = pairs.get(there);
+  if (!comparison) pairs.set(there, (comparison = compareOnce(here, there)));
+  return comparison;
+}
+
+function compareOnce(here: ReplayIndex, there: ReplayIndex): Comparison {
   const only = (a: ReplayIndex, b: ReplayIndex) => [...a.lineHits.keys()].filter((k) => !b.lineHits.has(k)).sort((x, y) => x - y);
   let k = 0;
   const n = Math.max(here.size, there.size);
