@@ -1,18 +1,24 @@
 /**
- * npm run lessons:check [lessonDir...]: validate every lesson and run every scenario under CPython and
- * Pyodide. A large check on a machine with cores to spare runs on several workers (see jobsFor; STEPLIGHT_JOBS=n).
+ * npm run lessons:check [--watch] [lessonDir...]: validate every lesson and run every scenario under
+ * CPython and Pyodide. A large check on a machine with cores to spare runs on several workers (see
+ * jobsFor; STEPLIGHT_JOBS=n). --watch: then check a lesson again whenever one of its files is saved.
  */
 import { resolve } from 'node:path';
-import { checkLessons, type CheckResult } from '../src/lessons/check';
+import { checkLessons } from '../src/lessons/check';
 import { lessonDirs, loadLesson } from '../src/lessons/load';
-import { checkInParallel, jobsFor } from '../src/lessons/parallel';
-import { nodeRunner } from '../src/runtime/node';
+import { checkInParallel, jobsFor, type ParallelResult } from '../src/lessons/parallel';
+import { watchLessons } from '../src/lessons/watch';
+import { cpythonHost, nodeRunner } from '../src/runtime/node';
 
-async function inThisThread(dirs: string[]): Promise<CheckResult & { startMs: number; workers: number }> {
+/** The check in this thread; `keep`: its Pythons stay up afterwards, to watch the lessons. */
+async function inThisThread(dirs: string[], keep: boolean) {
   const started = performance.now();
   const pyodide = await nodeRunner();
   const startMs = performance.now() - started;
-  return { ...(await checkLessons(dirs, pyodide)), startMs, workers: 1 };
+  const cpython = cpythonHost();
+  const result = await checkLessons(dirs, pyodide, console.log, cpython);
+  if (!keep) await cpython.close();
+  return { ...result, startMs, workers: 1, watch: () => watchLessons(dirs, pyodide, cpython) };
 }
 
 /** Scenarios to check (a lesson that does not load counts none: the check reports it). */
@@ -28,9 +34,12 @@ function countScenarios(dirs: string[]): number {
 
 async function main() {
   process.exitCode = 2; // unless the check gets to its summary
-  const dirs = process.argv.length > 2 ? process.argv.slice(2).map((d) => resolve(d)) : lessonDirs(resolve('lessons'));
-  const jobs = jobsFor(dirs.length, countScenarios(dirs));
-  const r = jobs > 1 ? await checkInParallel(dirs, jobs) : await inThisThread(dirs);
+  const args = process.argv.slice(2);
+  const keep = args.includes('--watch');
+  const named = args.filter((a) => a !== '--watch');
+  const dirs = named.length ? named.map((d) => resolve(d)) : lessonDirs(resolve('lessons'));
+  const jobs = keep ? 1 : jobsFor(dirs.length, countScenarios(dirs));
+  const r: ParallelResult & { watch?: () => void } = jobs > 1 ? await checkInParallel(dirs, jobs) : await inThisThread(dirs, keep);
   const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
   console.log(`lessons:check: ${r.passed} passed, ${r.failed} failed${r.warnings ? `, ${r.warnings} warnings` : ''}`);
   // the bench reads this line
@@ -38,6 +47,7 @@ async function main() {
     `time: ${s(r.startMs + r.checkMs)} (Python start ${s(r.startMs)}; ${r.scenarios} scenarios × 2 runtimes in ${s(r.checkMs)}, ${(r.checkMs / Math.max(1, r.scenarios)).toFixed(1)} ms each, of which the traced run ${(r.runMs / Math.max(1, r.scenarios)).toFixed(1)} ms; ${r.workers} worker${r.workers > 1 ? 's' : ''})`,
   );
   process.exitCode = r.failed ? 1 : 0;
+  if (keep) r.watch?.(); // until Ctrl-C
 }
 
 main().catch((error: Error) => {

@@ -7,6 +7,7 @@ import { cpythonHost, cpythonRun, nodeRunner, type NodeRunner } from '../runtime
 import { buildRequest } from '../runtime/request';
 import { checkLessons } from './check';
 import { checkInParallel, jobsFor } from './parallel';
+import { watchLessons } from './watch';
 
 let pyodide: NodeRunner;
 const made: string[] = [];
@@ -133,6 +134,36 @@ describe('one CPython for the whole check', () => {
       expect(result, lines.join('\n')).toMatchObject({ passed: 12, failed: 0 });
       expect(host.started).toBe(1);
     } finally {
+      await host.close();
+    }
+  });
+});
+
+describe('lessons:check --watch', () => {
+  it('checks a lesson again when one of its files is saved, with the Pythons already up', async () => {
+    const dir = lessonDir(yaml('      - {id: a, label: A, expect: {outcome: 2}}\n'), { 'm.py': 'def f():\n    return 2\n', 'h.py': 'from m import f\noutcome = f()\n' }, 'watched');
+    const host = cpythonHost();
+    const lines: string[] = [];
+    const watching = watchLessons([dir], pyodide, host, (line) => lines.push(line), 50);
+    /** Save m.py, then wait for the check that sees it (a save can come as more than one change). */
+    const save = async (text: string, expected: RegExp) => {
+      const from = lines.length;
+      writeFileSync(join(dir, 'm.py'), text);
+      for (let waited = 0; !lines.slice(from).some((l) => expected.test(l)); waited += 50) {
+        if (waited > 60_000) throw new Error(`no check after the save: ${lines.join('\n')}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      await watching.idle();
+      return lines.slice(from);
+    };
+    try {
+      expect(lines[0]).toBe('watching 1 lesson: a saved file checks its lesson again (Ctrl-C to stop)');
+      const broken = await save('def f():\n    return 3\n', /^lessons:check watched: 0 passed, 2 failed in [\d.]+ s; watching for changes$/);
+      expect(broken.filter((l) => l.startsWith('FAIL watched/w#a')).length).toBeGreaterThanOrEqual(2);
+      await save('def f():\n    return 2\n', /^lessons:check watched: 2 passed, 0 failed in [\d.]+ s; watching for changes$/);
+      expect(host.started).toBe(1); // the same CPython throughout
+    } finally {
+      watching.close();
       await host.close();
     }
   });
