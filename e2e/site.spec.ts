@@ -75,8 +75,9 @@ test('a deep link records widget, scenario, breakpoints and step, and restores t
   await action(w, 'step-over').click();
   const step = await w.getAttribute('data-step');
   const line = await w.getAttribute('data-line');
+  // the address follows once the reader pauses
+  await expect.poll(() => page.url()).toContain(`#widget=run_hooks&scenario=mutate&breakpoints=${CALLBACK}&step=${step}`);
   const url = page.url();
-  expect(url).toContain(`#widget=run_hooks&scenario=mutate&breakpoints=${CALLBACK}&step=${step}`);
 
   const other = await context.newPage();
   await other.goto(url);
