@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from '@playwright/test';
+import { cacheControl } from '../vite.config';
 
 const OUT = 'dist-bench';
 const PYODIDE_PATH = `pyodide/${(JSON.parse(readFileSync('node_modules/pyodide/package.json', 'utf8')) as { version: string }).version}/`;
@@ -160,7 +161,7 @@ async function revisitRequests() {
     await page.goto(`${ORIGIN}/lessons/s04-hooks/?lang=en`);
     await oursReady(page);
     await page.waitForTimeout(500);
-    const hashed = asked.filter((p) => p.startsWith('/assets/') || p.startsWith('/pyodide/'));
+    const hashed = asked.filter((p) => cacheControl(p).includes('immutable')); // the site's own rule
     return { requests: asked.length, hashedOrVersioned: hashed.length, asked: [...asked] };
   } finally {
     await context.close();

@@ -2,8 +2,9 @@
  * After the build: a brotli (.br) and a gzip (.gz) copy beside every text or wasm file of the site,
  * so any static host (and `npm run preview`) can send them compressed without compressing on the fly.
  * Pyodide's 9.6 MB wasm gets brotli quality 9 (quality 11 takes minutes on it for a ~10 % smaller
- * file); the rest quality 11 (the 9.7 MB standard library archive, stored: 20 s, once per machine). Results are cached by content hash under
- * node_modules/.cache, so Pyodide's files are compressed once per machine, not once per build.
+ * file); the rest quality 11 (the 9.7 MB standard library archive, stored: 20 s, once per machine).
+ * Results are cached by content hash under node_modules/.cache, so Pyodide's files are compressed
+ * once per machine, not once per build.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';

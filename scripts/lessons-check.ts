@@ -38,7 +38,7 @@ async function main() {
   const keep = args.includes('--watch');
   const named = args.filter((a) => a !== '--watch');
   const dirs = named.length ? named.map((d) => resolve(d)) : lessonDirs(resolve('lessons'));
-  const jobs = keep ? 1 : jobsFor(dirs.length, countScenarios(dirs));
+  const jobs = keep ? 1 : jobsFor(dirs.length, () => countScenarios(dirs));
   const r: ParallelResult & { watch?: () => void } = jobs > 1 ? await checkInParallel(dirs, jobs) : await inThisThread(dirs, keep);
   const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
   console.log(`lessons:check: ${r.passed} passed, ${r.failed} failed${r.warnings ? `, ${r.warnings} warnings` : ''}`);

@@ -187,11 +187,16 @@ describe('a check on several workers', () => {
   });
 
   it('runs a small check in one thread, a large one on a worker per two cores, never more workers than lessons', () => {
-    expect(jobsFor(2, 30, 0, 8)).toBe(1);
-    expect(jobsFor(50, 894, 0, 2)).toBe(1); // a worker's Pyodide and CPython already keep two cores busy
-    expect(jobsFor(50, 894, 0, 8)).toBe(4);
-    expect(jobsFor(50, 894, 3, 2)).toBe(3); // STEPLIGHT_JOBS
-    expect(jobsFor(3, 894, 0, 16)).toBe(3);
+    expect(jobsFor(2, () => 30, 0, 8)).toBe(1);
+    expect(jobsFor(50, () => 894, 0, 2)).toBe(1); // a worker's Pyodide and CPython already keep two cores busy
+    expect(jobsFor(50, () => 894, 0, 8)).toBe(4);
+    expect(jobsFor(50, () => 894, 3, 2)).toBe(3); // STEPLIGHT_JOBS
+    expect(jobsFor(3, () => 894, 0, 16)).toBe(3);
+    // with fewer than four cores or one lesson the answer is one worker, and no lesson is read to count scenarios
+    const uncounted = () => {
+      throw new Error('scenarios counted');
+    };
+    expect([jobsFor(50, uncounted, 0, 2), jobsFor(1, uncounted, 0, 16)]).toEqual([1, 1]);
   });
 });
 

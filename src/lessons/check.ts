@@ -83,11 +83,10 @@ async function checkWith(dirs: string[], pyodide: NodeRunner, cpython: CpythonHo
         const onPyodide = await settle(Promise.resolve().then(() => ({ trace: pyodide.run(request), reference: () => pyodide.reference(request) })));
         scenarios++;
         if ('value' in onPyodide) runMs += onPyodide.value.trace.stats.durationMs;
-        const cpythonRun = await onCpython;
         /** CPython's trace, once it has agreed with the reference recorder there. */
         let vouched: Trace | null = null;
         for (const [engine, outcome] of [
-          ['cpython', cpythonRun],
+          ['cpython', await onCpython],
           ['pyodide', onPyodide],
         ] as const) {
           const where = `${lesson.id}/${widget.id}#${scenario.id} (${engine})`;

@@ -25,8 +25,9 @@ export interface ParallelResult extends CheckResult {
  */
 export const PARALLEL_FROM = 200;
 
-export function jobsFor(lessons: number, scenarios: number, asked = Number(process.env.STEPLIGHT_JOBS) || 0, cores = availableParallelism()): number {
-  const jobs = asked || (scenarios >= PARALLEL_FROM ? Math.floor(cores / 2) : 1);
+export function jobsFor(lessons: number, scenarios: () => number, asked = Number(process.env.STEPLIGHT_JOBS) || 0, cores = availableParallelism()): number {
+  // the scenarios are counted (every lesson read) only when the answer can be more than one worker
+  const jobs = asked || (cores >= 4 && lessons > 1 && scenarios() >= PARALLEL_FROM ? Math.floor(cores / 2) : 1);
   return Math.max(1, Math.min(jobs, lessons));
 }
 
