@@ -71,57 +71,58 @@ async function checkWith(dirs: string[], pyodide: NodeRunner, cpython: CpythonHo
     const blocks = lesson.widgets.flatMap((w) => [w, ...w.standins]);
     for (const problem of await astRanges(lesson, blocks, cpython)) fail(lesson.id, problem);
     const repeated = new Map<string, number>(); // a shared error -> how many more runs hit it
-    for (const widget of lesson.widgets) {
-      for (const scenario of widget.scenarios) {
-        if (!Object.keys(scenario.expect).length) {
-          warnings++;
-          log(`warn ${lesson.id}/${widget.id}#${scenario.id}: no expect, so the scenario is run but nothing is checked (add expect: {outcome: …})`);
+    const runs = lesson.widgets.flatMap((widget) => widget.scenarios.map((scenario) => ({ widget, scenario, request: widgetRequest(lesson.files, widget, scenario.id) })));
+    // all of the lesson's runs asked of CPython at once: it takes them one after another while
+    // Pyodide, in this process, runs them too (each is sent as soon as the one before is answered)
+    const onCpythons = runs.map(({ request }) => settle(cpython.both(request).then(({ trace, reference }) => ({ trace, reference: () => reference }))));
+    for (const [index, { widget, scenario, request }] of runs.entries()) {
+      if (!Object.keys(scenario.expect).length) {
+        warnings++;
+        log(`warn ${lesson.id}/${widget.id}#${scenario.id}: no expect, so the scenario is run but nothing is checked (add expect: {outcome: …})`);
+      }
+      const onCpython = onCpythons[index]!;
+      // a reference run is only compared when the trace has steps
+      const onPyodide = await settle(Promise.resolve().then(() => ({ trace: pyodide.run(request), reference: () => pyodide.reference(request) })));
+      scenarios++;
+      if ('value' in onPyodide) runMs += onPyodide.value.trace.stats.durationMs;
+      /** CPython's trace, once it has agreed with the reference recorder there. */
+      let vouched: Trace | null = null;
+      for (const [engine, outcome] of [
+        ['cpython', await onCpython],
+        ['pyodide', onPyodide],
+      ] as const) {
+        const where = `${lesson.id}/${widget.id}#${scenario.id} (${engine})`;
+        if ('error' in outcome) {
+          fail(where, `the run itself failed: ${outcome.error.message}`);
+          continue;
         }
-        const request = widgetRequest(lesson.files, widget, scenario.id);
-        // CPython works while Pyodide runs below; a reference run is only compared when the trace has steps
-        const onCpython = settle(cpython.both(request).then(({ trace, reference }) => ({ trace, reference: () => reference })));
-        const onPyodide = await settle(Promise.resolve().then(() => ({ trace: pyodide.run(request), reference: () => pyodide.reference(request) })));
-        scenarios++;
-        if ('value' in onPyodide) runMs += onPyodide.value.trace.stats.durationMs;
-        /** CPython's trace, once it has agreed with the reference recorder there. */
-        let vouched: Trace | null = null;
-        for (const [engine, outcome] of [
-          ['cpython', await onCpython],
-          ['pyodide', onPyodide],
-        ] as const) {
-          const where = `${lesson.id}/${widget.id}#${scenario.id} (${engine})`;
-          if ('error' in outcome) {
-            fail(where, `the run itself failed: ${outcome.error.message}`);
-            continue;
-          }
-          const { trace } = outcome.value;
-          const shared = sharedError(trace, lesson);
-          if (shared && repeated.has(shared)) {
-            repeated.set(shared, repeated.get(shared)! + 1);
-            failures++;
-            continue;
-          }
-          const problems = checkExpect(trace, scenario.expect).map((p) => p + asyncHint(p, widget));
-          let agreed = '';
-          if (!trace.truncated && trace.steps.length) {
-            // Pyodide's trace identical to CPython's, which the reference recorder vouched for: the
-            // reference run in Pyodide could only disagree if Pyodide ran the code differently, and
-            // then the traces would differ too (README, design notes)
-            if (engine === 'pyodide' && vouched && sameRun(trace, vouched)) agreed = ', the same trace as CPython';
-            else {
-              const mismatch = compareWithReference(trace, outcome.value.reference());
-              if (mismatch) problems.push(`the trace disagrees with the independent reference recorder: ${mismatch} (please report this: the recorder is wrong)`);
-              else if (engine === 'cpython') vouched = trace;
-            }
-          }
-          if (shared && problems.length) repeated.set(shared, 0);
-          if (!trace.steps.some((s) => s.event === 'call') && !scenario.expect.error && !shared) problems.push(`${widget.symbol} was never called`);
-          if (trace.target.firstLine !== undefined && trace.target.firstLine !== widget.firstLine) problems.push(`code object starts at line ${trace.target.firstLine}, widget at ${widget.firstLine}`);
-          if (problems.length) problems.forEach((p) => fail(where, p));
+        const { trace } = outcome.value;
+        const shared = sharedError(trace, lesson);
+        if (shared && repeated.has(shared)) {
+          repeated.set(shared, repeated.get(shared)! + 1);
+          failures++;
+          continue;
+        }
+        const problems = checkExpect(trace, scenario.expect).map((p) => p + asyncHint(p, widget));
+        let agreed = '';
+        if (!trace.truncated && trace.steps.length) {
+          // Pyodide's trace identical to CPython's, which the reference recorder vouched for: the
+          // reference run in Pyodide could only disagree if Pyodide ran the code differently, and
+          // then the traces would differ too (README, design notes)
+          if (engine === 'pyodide' && vouched && sameRun(trace, vouched)) agreed = ', the same trace as CPython';
           else {
-            passed++;
-            log(`ok   ${where}: ${trace.steps.length} steps${agreed}`);
+            const mismatch = compareWithReference(trace, outcome.value.reference());
+            if (mismatch) problems.push(`the trace disagrees with the independent reference recorder: ${mismatch} (please report this: the recorder is wrong)`);
+            else if (engine === 'cpython') vouched = trace;
           }
+        }
+        if (shared && problems.length) repeated.set(shared, 0);
+        if (!trace.steps.some((s) => s.event === 'call') && !scenario.expect.error && !shared) problems.push(`${widget.symbol} was never called`);
+        if (trace.target.firstLine !== undefined && trace.target.firstLine !== widget.firstLine) problems.push(`code object starts at line ${trace.target.firstLine}, widget at ${widget.firstLine}`);
+        if (problems.length) problems.forEach((p) => fail(where, p));
+        else {
+          passed++;
+          log(`ok   ${where}: ${trace.steps.length} steps${agreed}`);
         }
       }
     }

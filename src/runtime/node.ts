@@ -89,7 +89,9 @@ export async function nodeRunner(options: { graceMs?: number; hardMs?: number } 
   let id = 0;
   return {
     reference: (request, traced = true) => {
-      const run = guarded(request, () => JSON.parse(record(JSON.stringify(referenceRequest(request)), traced)) as ReferenceRun);
+      const asked = referenceRequest(request);
+      runner.prepare(asked); // written and compiled ahead, as for a run, so its files are kept between runs
+      const run = guarded(request, () => JSON.parse(record(JSON.stringify(asked), traced)) as ReferenceRun);
       cleanAfterReference(); // what the lesson changed during the reference run must not reach the next run
       return run;
     },

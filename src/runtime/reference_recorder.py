@@ -8,6 +8,7 @@ by `sys.monitoring`'s PY_UNWIND event where it exists (3.12+), else by the instr
 left from. Runs under CPython (`python3 reference_recorder.py < request.json`) and Pyodide (`record`).
 """
 import dis
+import importlib.util
 import json
 import os
 import sys
@@ -119,6 +120,23 @@ def left_normally(frame):
     return True
 
 
+def write(path, text):
+    """Write a lesson file unless it already holds `text` (a host may have written it, and compiled
+    it, ahead of the run); a rewritten module's cached bytecode is removed, as it could look valid."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            if handle.read() == text:
+                return
+    except OSError:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    try:
+        os.remove(importlib.util.cache_from_source(path))
+    except (OSError, ValueError):
+        pass
+
+
 def record(request_json, traced=True):
     """Run the request's harness; return {steps, outcome, stdout, error} as JSON (for Pyodide, or
     main()). With traced=False nothing is recorded: what the code does with no tracer at all."""
@@ -127,9 +145,7 @@ def record(request_json, traced=True):
     limits.update({k: v for k, v in request.get("limits", {}).items() if k in limits})
     root = request["root"].rstrip("/") + "/"
     for rel, text in request["files"].items():
-        os.makedirs(os.path.dirname(root + rel), exist_ok=True)
-        with open(root + rel, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        write(root + rel, text)
     # the target (0) and the callees (1, 2, ...): a callee's frames are recorded under the target's
     wanted = [(root + t["file"], t["symbol"].split(".")[-1], t.get("firstLine", 0), t.get("lastLine", 10**9)) for t in [request["target"]] + request.get("callees", [])]
     values = Values(limits)

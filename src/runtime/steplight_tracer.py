@@ -1272,6 +1272,8 @@ def answer(dog, op, request, traced, reference_recorder):
     under the watchdog, and Python brought back to the baseline afterwards."""
     request["root"] = hosted(request["root"])
     limits = dict(DEFAULT_LIMITS, **request.get("limits", {}))
+    if op == "reference":  # its folder written and compiled ahead, as for a run: kept between runs
+        LESSONS.prepare(request["root"].rstrip("/") + "/", request["files"])
     request_json = json_dumps(request)
     dog.arm(limits["timeoutMs"] / 1000 + 0.5)
     try:
