@@ -47,10 +47,10 @@ function equal(a: unknown, b: unknown, ids: IdMap): boolean {
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
   if (Array.isArray(a) !== Array.isArray(b)) return false;
   if (Array.isArray(a)) return a.length === (b as unknown[]).length && a.every((x, i) => equal(x, (b as unknown[])[i], ids));
-  const ka = Object.keys(a).sort();
-  const kb = Object.keys(b).sort();
-  if (ka.join() !== kb.join()) return false;
-  return ka.every((k) => (k === 'id' ? ids.same((a as Record<string, number>)[k]!, (b as Record<string, number>)[k]!) : equal((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], ids)));
+  // the same keys (in any order), each with an equal value
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  return ka.every((k) => Object.hasOwn(b, k) && (k === 'id' ? ids.same((a as Record<string, number>)[k]!, (b as Record<string, number>)[k]!) : equal((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], ids)));
 }
 
 /** Full locals at every step of a product trace (it stores only what changed). */
