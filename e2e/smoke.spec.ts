@@ -83,6 +83,22 @@ test('a revisit starts Python from the cached memory snapshot, and it runs the s
   await expect(w.locator('[data-outcome]')).toContainText('crash_after raised RuntimeError: observer crashed');
 });
 
+test('the snapshot is stored at a quiet moment, not while the reader is clicking', async ({ page }) => {
+  // a reader who keeps clicking from the start (every 0.3 s, in the page itself, so a loaded machine cannot leave a gap)
+  await page.addInitScript(() => {
+    (window as unknown as { clicking: number }).clicking = window.setInterval(() => document.body?.dispatchEvent(new MouseEvent('click', { bubbles: true })), 300);
+  });
+  await openLesson(page);
+  await expect(page.locator('.sl-status').first()).toHaveAttribute('data-engine-start', 'cold');
+  const w = widget(page, 'run_hooks');
+  await action(w, 'run').click();
+  await expect(w).toHaveAttribute('data-status', 'finished');
+  await page.waitForTimeout(4_000);
+  expect(await page.locator('html').getAttribute('data-snapshot')).toBeNull();
+  await page.evaluate(() => clearInterval((window as unknown as { clicking: number }).clicking));
+  await expect(page.locator('html')).toHaveAttribute('data-snapshot', 'saved', { timeout: 30_000 }); // once the reader stops
+});
+
 test('a corrupt snapshot is dropped and Python starts cold', async ({ page }) => {
   await openLesson(page);
   await expect(page.locator('html')).toHaveAttribute('data-snapshot', 'saved', { timeout: 30_000 });

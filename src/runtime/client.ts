@@ -1,6 +1,7 @@
 /** The page's side of the Pyodide worker: start-up, a run queue, and the wall-clock guard. */
 import { DEFAULT_LIMITS, type RunRequest, type Trace } from '../trace/types';
 import type { FromWorker, ToWorker } from './protocol';
+import { whenQuiet } from './quiet';
 import { timeoutTrace } from './runner';
 
 export type EngineStatus =
@@ -38,6 +39,8 @@ export class Engine {
   private interrupt: Int32Array | null = null;
   private queue: Job[] = [];
   private current: { job: Job; id: number; timers: number[] } | null = null;
+  /** Stops waiting for a quiet moment to store the snapshot (the worker is replaced). */
+  private cancelQuiet: () => void = () => {};
   private nextId = 1;
   private listeners = new Set<(status: EngineStatus) => void>();
   private ready!: Promise<void>;
@@ -84,6 +87,11 @@ export class Engine {
         this.isReady = true;
         this.setStatus({ state: 'ready', loadMs: message.loadMs, from: message.from });
         markReady();
+        if (message.from === 'cold') {
+          // the snapshot for the next visit is stored at the page's first quiet moment
+          this.cancelQuiet();
+          this.cancelQuiet = whenQuiet(() => this.port.postMessage({ type: 'store-snapshot' } satisfies ToWorker), () => this.current !== null || this.queue.length > 0);
+        }
       } else if (message.type === 'init-failed') this.startFailed(message.message);
       else if (message.type === 'snapshot-saved') {
         document.documentElement.dataset.snapshot = 'saved'; // the next visit can start warm
@@ -133,6 +141,7 @@ export class Engine {
   }
 
   private restart() {
+    this.cancelQuiet();
     this.worker.terminate();
     this.port.close(); // closing twice is harmless
     this.prepared.clear();

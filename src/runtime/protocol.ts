@@ -9,7 +9,9 @@ export type ToWorker =
   | { type: 'init'; indexURL: string; port: MessagePort; interrupt?: SharedArrayBuffer }
   | { type: 'run'; id: number; request: RunRequest }
   /** Write a lesson's files and compile them ahead of its first run (no reply). */
-  | { type: 'prepare'; request: RunRequest };
+  | { type: 'prepare'; request: RunRequest }
+  /** The page is quiet: store the memory snapshot for the next visit now, if one is waiting. */
+  | { type: 'store-snapshot' };
 
 export type FromWorker =
   /** `loaded`/`total`: bytes of Python's files so far (total 0 when the server does not say). */

@@ -48,17 +48,8 @@ async function writeSnapshot(key: string, bytes: Uint8Array): Promise<boolean> {
   }
 }
 
-/** The snapshot waits for the first quiet moment (no message for 2 s) to be stored. */
+/** The snapshot waiting to be stored: the page says when it is quiet (store-snapshot, see quiet.ts). */
 let pendingSnapshot: (() => void) | null = null;
-let idleTimer: ReturnType<typeof setTimeout> | undefined;
-function whenIdle() {
-  clearTimeout(idleTimer);
-  if (pendingSnapshot)
-    idleTimer = setTimeout(() => {
-      pendingSnapshot?.();
-      pendingSnapshot = null;
-    }, 2000);
-}
 
 /**
  * Pyodide hangs (after a console warning) when its wasm answers 404: watch every fetch of start-up
@@ -141,10 +132,10 @@ async function start(indexURL: string, interrupt?: SharedArrayBuffer): Promise<R
     py.runPython('import copy, json, tempfile'); // what lesson runs import, kept in the snapshot
     try {
       // a copy: the snapshot may be a view of the wasm heap, which the next run changes. It is
-      // stored a little later, so that writing 30 MB does not compete with the page's start-up.
+      // stored once the page is quiet, so that writing 30 MB competes with neither the page's
+      // start-up nor the reader's stepping.
       const bytes = py.makeMemorySnapshot().slice();
       pendingSnapshot = () => void writeSnapshot(key, bytes).then((saved) => saved && post({ type: 'snapshot-saved' }));
-      whenIdle();
     } catch {
       /* snapshots are an optimisation only */
     }
@@ -188,7 +179,11 @@ function lockDown() {
 /** Requests from the page, through the private port. */
 async function onRequest(event: MessageEvent<ToWorker>) {
   const message = event.data;
-  whenIdle();
+  if (message.type === 'store-snapshot') {
+    pendingSnapshot?.();
+    pendingSnapshot = null;
+    return;
+  }
   if (message.type === 'prepare') {
     (await runner)?.prepare(message.request);
     return;
@@ -200,7 +195,6 @@ async function onRequest(event: MessageEvent<ToWorker>) {
     const trace = ready.run(message.request);
     post({ type: 'result', id: message.id, trace });
     setTimeout(() => ready.clean(), 0); // back to the start-up state, after the reader has the result
-    whenIdle();
   } catch (error) {
     // The tracer turns every Python exception into trace data, so anything thrown here means the
     // Python runtime itself broke (a fatal Pyodide error, a JS stack overflow): this worker is done.
