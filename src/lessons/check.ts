@@ -80,7 +80,6 @@ async function checkWith(dirs: string[], pyodide: NodeRunner, cpython: CpythonHo
         warnings++;
         log(`warn ${lesson.id}/${widget.id}#${scenario.id}: no expect, so the scenario is run but nothing is checked (add expect: {outcome: …})`);
       }
-      const onCpython = onCpythons[index]!;
       // a reference run is only compared when the trace has steps
       const onPyodide = await settle(Promise.resolve().then(() => ({ trace: pyodide.run(request), reference: () => pyodide.reference(request) })));
       scenarios++;
@@ -88,7 +87,7 @@ async function checkWith(dirs: string[], pyodide: NodeRunner, cpython: CpythonHo
       /** CPython's trace, once it has agreed with the reference recorder there. */
       let vouched: Trace | null = null;
       for (const [engine, outcome] of [
-        ['cpython', await onCpython],
+        ['cpython', await onCpythons[index]!],
         ['pyodide', onPyodide],
       ] as const) {
         const where = `${lesson.id}/${widget.id}#${scenario.id} (${engine})`;

@@ -11,10 +11,13 @@ export function whenQuiet(then: () => void, busy: () => boolean, ms = 2000): () 
   if (typeof window === 'undefined') return () => {};
   let timer = 0;
   let idle = 0;
-  const arm = () => {
+  const stop = () => {
     clearTimeout(timer);
     if (idle) cancelIdle(idle);
     idle = 0;
+  };
+  const arm = () => {
+    stop();
     timer = window.setTimeout(() => {
       if (busy()) return arm();
       idle = requestIdle(() => {
@@ -24,8 +27,7 @@ export function whenQuiet(then: () => void, busy: () => boolean, ms = 2000): () 
     }, ms);
   };
   const cancel = () => {
-    clearTimeout(timer);
-    if (idle) cancelIdle(idle);
+    stop();
     for (const type of INPUT) window.removeEventListener(type, arm, true);
   };
   for (const type of INPUT) window.addEventListener(type, arm, { capture: true, passive: true });
