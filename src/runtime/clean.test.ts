@@ -19,7 +19,7 @@ const ordinary = () =>
     harness: { file: 'harness.py', code: 'from ordinary import ordinary, fingerprint\noutcome = [ordinary({"items": [1, 2]}), fingerprint()]\n' },
     inputs: {},
   });
-const BATTERY = ['patch_deepcopy', 'patch_len', 'patch_json', 'replace_module', 'mutate_tables', 'reach_recorder', 'write_files', 'plant_bytecode', 'change_process', 'exit_now', 'import_js'];
+const BATTERY = ['patch_deepcopy', 'patch_len', 'patch_json', 'replace_module', 'mutate_tables', 'reach_recorder', 'write_files', 'plant_bytecode', 'change_process', 'exit_now', 'import_js', 'plant_folders', 'rename_attribute', 'add_audit_hook'];
 const misbehave = (fn: string) =>
   buildRequest({
     lesson: 'misbehaving',
@@ -53,7 +53,14 @@ describe('a misbehaving lesson leaves nothing for the next run', () => {
   it('the reference recorder\'s runs (lessons:check) are cleaned up after as well', () => {
     shared.reference(misbehave('change_process'));
     shared.reference(misbehave('patch_json'));
+    shared.reference(misbehave('add_audit_hook'));
     expect({ ...shared.run(ordinary()), stats: undefined }).toEqual({ ...clean, stats: undefined });
+  });
+
+  it('an audit hook a lesson adds hears its own run, as in Python, and no later run', () => {
+    expect(shared.run(misbehave('add_audit_hook')).stdout).toBe('audited\n');
+    expect(shared.reference(misbehave('add_audit_hook')).stdout).toBe('audited\n');
+    expect(shared.run(ordinary()).stdout).toBe(clean.stdout);
   });
 
   it('a lesson the host is done with is forgotten (lessons:check): its folder goes, and a later run writes it again', () => {
@@ -125,6 +132,7 @@ describe('one CPython for many runs (lessons:check): every run starts clean ther
   it('the reference recorder\'s runs are cleaned up after as well', async () => {
     await host.reference(misbehave('change_process'));
     await host.reference(misbehave('patch_json'));
+    expect((await host.reference(misbehave('add_audit_hook'))).stdout).toBe('audited\n');
     expect({ ...(await host.run(ordinary())), stats: undefined }).toEqual({ ...first, stats: undefined });
   });
 
@@ -158,5 +166,21 @@ describe('one CPython for many runs (lessons:check): every run starts clean ther
     const request = buildRequest({ lesson: 'killer', files: { 'm.py': code }, source: 'm.py', symbol: 'f', harness: { file: 'h.py', code: 'from m import f\nf()\n' }, inputs: {} });
     await expect(host.run(request)).rejects.toThrow(/CPython stopped \(SIGKILL\)/);
     expect((await host.run(ordinary())).error).toBeUndefined();
+  }, 60_000);
+
+  it('requests are written as they are asked: those behind one whose process ends are answered by a fresh CPython', async () => {
+    const lesson = (name: string, code: string, timeoutMs?: number) =>
+      buildRequest({ lesson: name, files: { 'm.py': code }, source: 'm.py', symbol: 'f', harness: { file: 'h.py', code: 'from m import f\nf()\n' }, inputs: {} }, timeoutMs ? { timeoutMs } : {});
+    const killer = lesson('killer', 'import os, signal\ndef f():\n    os.kill(os.getpid(), signal.SIGKILL)\n');
+    const stubborn = lesson('stubborn', 'def spin():\n    while True:\n        try:\n            while True:\n                pass\n        except KeyboardInterrupt:\n            pass\n\ndef f():\n    spin()\n', 300);
+    const before = host.started;
+    const answers = await Promise.allSettled([host.run(ordinary()), host.run(killer), host.run(ordinary()), host.run(stubborn), host.run(ordinary()), host.run(ordinary())]);
+    expect(answers.map((a) => a.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled', 'fulfilled', 'fulfilled']);
+    const [first, killed, second, timedOut, ...rest] = answers.map((a) => (a.status === 'fulfilled' ? a.value : a.reason)) as [Trace, Error, Trace, Trace, Trace, Trace];
+    expect(killed.message).toMatch(/CPython stopped \(SIGKILL\)/);
+    expect(timedOut.error).toMatchObject({ type: 'Timeout', message: expect.stringContaining('CPython ignored every interrupt') });
+    for (const trace of [first, second, ...rest]) expect(trace.error).toBeUndefined();
+    expect(comparable(rest[1]!)).toBe(comparable(first));
+    expect(host.started).toBe(before + 2); // one after the kill, one after the timeout
   }, 60_000);
 });

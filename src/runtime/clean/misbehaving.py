@@ -87,6 +87,28 @@ def change_process():
         sys.monitoring.set_events(2, sys.monitoring.events.PY_START)
 
 
+def plant_folders():
+    """Folders in the ordinary lesson's: an empty one and one with a module (its file is swept);
+    either would be imported by the next run as a namespace package."""
+    here = os.path.join(LESSONS, "ordinary")
+    os.makedirs(os.path.join(here, "planted_empty"), exist_ok=True)
+    os.makedirs(os.path.join(here, "planted_pkg"), exist_ok=True)
+    with open(os.path.join(here, "planted_pkg", "__init__.py"), "w") as handle:
+        handle.write("FORGED = True\n")
+    return sorted(os.listdir(here))
+
+
+def rename_attribute():
+    """The same number of names and the same values in json's namespace; one name differs."""
+    json.forged_dumps = json.__dict__.pop("dumps")
+
+
+def add_audit_hook():
+    """Audit hooks cannot be removed: one added by a run would see (and could veto) every later run."""
+    sys.addaudithook(lambda event, args: event == "os.listdir" and sys.stdout.write("audited\n"))
+    return os.listdir(".") and True
+
+
 def exit_now():
     os._exit(0)
 

@@ -1,6 +1,7 @@
 """An ordinary lesson: its trace and outcome must be the same after any misbehaving one."""
 import copy
 import gc
+import importlib.util
 import json
 import os
 import random
@@ -30,4 +31,5 @@ def fingerprint():
         "excepthook": sys.excepthook is sys.__excepthook__,
         "profile": sys.getprofile() is None,
         "tracer_hidden": "steplight_tracer" not in sys.modules,
+        "planted": [name for name in ("planted_empty", "planted_pkg") if importlib.util.find_spec(name) is not None],
     }
