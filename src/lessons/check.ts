@@ -1,8 +1,8 @@
 /** lessons:check as a function (Node only): the script, the unit tests and the bench call it. */
 import { cpythonHost, type CpythonHost, type NodeRunner } from '../runtime/node';
 import { lessonRoot } from '../runtime/request';
-import { compareWithReference } from '../trace/reference';
-import type { Trace } from '../trace/types';
+import { compareWithReference, type ReferenceRun } from '../trace/reference';
+import type { RunRequest, Trace } from '../trace/types';
 import { loadLesson } from './load';
 import { checkExpect, widgetRequest } from './run';
 import type { CodeBlock, Lesson, Widget } from './types';
@@ -49,6 +49,38 @@ export async function checkLessons(dirs: string[], pyodide: NodeRunner, log: (li
   }
 }
 
+/** A lesson loaded, with what CPython was asked about it (answered in the background, in order). */
+interface Asked {
+  lesson: Lesson;
+  problems: Promise<string[]>;
+  runs: { widget: Widget; scenario: Widget['scenarios'][number]; request: RunRequest; onCpython: Promise<Settled<{ trace: Trace; reference: () => ReferenceRun }>> }[];
+}
+
+/**
+ * Load a lesson and ask CPython everything about it at once: where its symbols are, all its runs,
+ * then to forget it. CPython takes them one after another, while Pyodide, in this thread, works on
+ * the lesson before (so CPython never waits between lessons) and then on this one.
+ */
+function ask(dir: string, cpython: CpythonHost): Asked | { dir: string; error: Error } {
+  let lesson: Lesson;
+  try {
+    lesson = loadLesson(dir);
+  } catch (error) {
+    return { dir, error: error as Error };
+  }
+  const blocks = lesson.widgets.flatMap((w) => [w, ...w.standins]);
+  const problems = astRanges(lesson, blocks, cpython);
+  const runs = lesson.widgets.flatMap((widget) =>
+    widget.scenarios.map((scenario) => {
+      const request = widgetRequest(lesson.files, widget, scenario.id);
+      return { widget, scenario, request, onCpython: settle(cpython.both(request).then(({ trace, reference }) => ({ trace, reference: () => reference }))) };
+    }),
+  );
+  // done with it once its runs are: each clean walks every lesson folder, so they must not pile up
+  void cpython.forget(lessonRoot(lesson.id)).catch(() => {});
+  return { lesson, problems, runs };
+}
+
 async function checkWith(dirs: string[], pyodide: NodeRunner, cpython: CpythonHost, log: (line: string) => void): Promise<CheckResult> {
   let failures = 0;
   let passed = 0;
@@ -60,22 +92,18 @@ async function checkWith(dirs: string[], pyodide: NodeRunner, cpython: CpythonHo
     failures++;
     log(`FAIL ${where}: ${problem}`);
   };
-  for (const dir of dirs) {
-    let lesson: Lesson;
-    try {
-      lesson = loadLesson(dir);
-    } catch (error) {
-      fail(dir, (error as Error).message);
+  let next = dirs.length ? ask(dirs[0]!, cpython) : null;
+  for (let i = 0; i < dirs.length; i++) {
+    const asked = next!;
+    next = i + 1 < dirs.length ? ask(dirs[i + 1]!, cpython) : null;
+    if ('error' in asked) {
+      fail(asked.dir, asked.error.message);
       continue;
     }
-    const blocks = lesson.widgets.flatMap((w) => [w, ...w.standins]);
-    for (const problem of await astRanges(lesson, blocks, cpython)) fail(lesson.id, problem);
+    const { lesson, runs } = asked;
+    for (const problem of await asked.problems) fail(lesson.id, problem);
     const repeated = new Map<string, number>(); // a shared error -> how many more runs hit it
-    const runs = lesson.widgets.flatMap((widget) => widget.scenarios.map((scenario) => ({ widget, scenario, request: widgetRequest(lesson.files, widget, scenario.id) })));
-    // all of the lesson's runs asked of CPython at once: it takes them one after another while
-    // Pyodide, in this process, runs them too (each is sent as soon as the one before is answered)
-    const onCpythons = runs.map(({ request }) => settle(cpython.both(request).then(({ trace, reference }) => ({ trace, reference: () => reference }))));
-    for (const [index, { widget, scenario, request }] of runs.entries()) {
+    for (const { widget, scenario, request, onCpython } of runs) {
       if (!Object.keys(scenario.expect).length) {
         warnings++;
         log(`warn ${lesson.id}/${widget.id}#${scenario.id}: no expect, so the scenario is run but nothing is checked (add expect: {outcome: …})`);
@@ -87,7 +115,7 @@ async function checkWith(dirs: string[], pyodide: NodeRunner, cpython: CpythonHo
       /** CPython's trace, once it has agreed with the reference recorder there. */
       let vouched: Trace | null = null;
       for (const [engine, outcome] of [
-        ['cpython', await onCpythons[index]!],
+        ['cpython', await onCpython],
         ['pyodide', onPyodide],
       ] as const) {
         const where = `${lesson.id}/${widget.id}#${scenario.id} (${engine})`;
@@ -126,9 +154,7 @@ async function checkWith(dirs: string[], pyodide: NodeRunner, cpython: CpythonHo
       }
     }
     for (const [error, more] of repeated) if (more) log(`FAIL ${lesson.id}: ${more} more runs failed with the same ${error}`);
-    // done with this lesson: each clean walks every lesson folder, so they must not pile up
-    pyodide.forget(lessonRoot(lesson.id));
-    await cpython.forget(lessonRoot(lesson.id));
+    pyodide.forget(lessonRoot(lesson.id)); // as CPython was asked to
   }
   return { passed, failed: failures, warnings, scenarios, checkMs: performance.now() - started, runMs };
 }
@@ -140,8 +166,10 @@ function sameRun(a: Trace, b: Trace): boolean {
   return JSON.stringify(left) === JSON.stringify(right);
 }
 
+type Settled<T> = { value: T } | { error: Error };
+
 /** A promise's value or its error, never a rejection (so a failed run is reported, not thrown). */
-function settle<T>(promise: Promise<T>): Promise<{ value: T } | { error: Error }> {
+function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
   return promise.then(
     (value) => ({ value }),
     (error: Error) => ({ error }),

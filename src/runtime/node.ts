@@ -83,7 +83,8 @@ export async function nodeRunner(options: { graceMs?: number; hardMs?: number } 
   watchdog.unref();
   const runner = createRunner(py, tracerSource());
   py.FS.writeFile('/steplight/runtime/reference_recorder.py', readFileSync(REFERENCE_PATH, 'utf8'));
-  const record = py.runPython('import reference_recorder\nreference_recorder.record') as (json: string, traced: boolean) => string;
+  // contained: audit hooks the lesson adds go when the run ends, as in a run of the product's
+  const record = py.runPython('import reference_recorder\nlambda request, traced, record=reference_recorder.record, contained=steplight_tracer.contained: contained(record, request, traced)') as (json: string, traced: boolean) => string;
   const cleanAfterReference = py.runPython('lambda: steplight_tracer.clean(after_other=True)') as () => number;
   const forget = py.runPython('steplight_tracer.forget') as (root: string) => void;
   let id = 0;
@@ -201,15 +202,16 @@ export interface CpythonHost {
 
 /**
  * CPython as a host of many runs: one process (started on first use) instead of one per run, each run
- * brought back to the baseline as in the page. Requests are answered one at a time. Lesson code
- * that ignores every interrupt gets its process killed (the run is reported as a Timeout) and the
- * next request starts a fresh one.
+ * brought back to the baseline as in the page. Requests are written as soon as they are asked, so
+ * CPython goes from one to the next without waiting for this thread (busy running Pyodide, say) to
+ * read the answer before; it answers them in order, one line each. Lesson code that ignores every
+ * interrupt gets its process killed (the run is reported as a Timeout); a process that ends fails the
+ * request it was on, and the requests behind it are asked again of a fresh one.
  */
 export function cpythonHost(options: { parent?: string; python?: string } = {}): CpythonHost {
   let proc: ChildProcess | null = null;
-  /** The request in progress: its answer comes from that process, or it fails with it. */
-  let waiting: { child: ChildProcess; resolve(line: string): void; reject(error: Error): void } | null = null;
-  let queue: Promise<unknown> = Promise.resolve();
+  /** Requests asked and not answered yet, in the order they were written; the first is in progress. */
+  const pending: { line: string; limitMs: number; timer?: NodeJS.Timeout; resolve(line: string | null): void; reject(error: Error): void }[] = [];
   let started = 0;
   let stderr = '';
 
@@ -226,11 +228,14 @@ export function cpythonHost(options: { parent?: string; python?: string } = {}):
     started++;
     stderr = '';
     child.stderr!.on('data', (chunk: Buffer) => void (stderr = (stderr + chunk.toString()).slice(-4000)));
-    createInterface({ input: child.stdout! }).on('line', (line) => waiting?.child === child && waiting.resolve(line));
+    createInterface({ input: child.stdout! }).on('line', (line) => proc === child && settle((job) => job.resolve(line)));
     child.on('exit', (code, signal) => {
-      if (proc === child) proc = null;
       rmSync(folder, { recursive: true, force: true });
-      if (waiting?.child === child) waiting.reject(new Error(`CPython stopped (${signal ?? `exit ${code}`})${stderr ? `: ${stderr.trim()}` : ''}`));
+      if (proc !== child) return; // killed on purpose: what it had left was handed on already
+      proc = null;
+      const error = new Error(`CPython stopped (${signal ?? `exit ${code}`})${stderr ? `: ${stderr.trim()}` : ''}`);
+      settle((job) => job.reject(error));
+      resend();
     });
     child.stdin!.on('error', () => {}); // a write to a process that just ended: its exit reports it
     child.unref();
@@ -238,28 +243,45 @@ export function cpythonHost(options: { parent?: string; python?: string } = {}):
     return child;
   }
 
+  /** The request in progress is done (`how`); the clock starts for the next. */
+  function settle(how: (job: (typeof pending)[number]) => void) {
+    const job = pending.shift();
+    if (!job) return;
+    clearTimeout(job.timer);
+    how(job);
+    arm();
+  }
+
+  /** The request in progress may take its time limit and 5 s more; then its process is killed. */
+  function arm() {
+    const job = pending[0];
+    if (!job || job.timer) return;
+    const child = proc;
+    job.timer = setTimeout(() => {
+      proc = null;
+      child?.kill('SIGKILL');
+      settle((j) => j.resolve(null));
+      resend();
+    }, job.limitMs + 5_000);
+  }
+
+  /** A fresh process for the requests still waiting (their old one ended before reaching them). */
+  function resend() {
+    if (!pending.length) return;
+    const child = (proc = start());
+    for (const job of pending) child.stdin!.write(job.line);
+    for (const job of pending) (clearTimeout(job.timer), (job.timer = undefined));
+    arm();
+  }
+
   /** Send one request; null when CPython ignored every interrupt past the limit and was killed. */
   function ask(message: object[], limitMs: number): Promise<string | null> {
-    const answer = queue.then(
-      () =>
-        new Promise<string | null>((resolve, reject) => {
-          const child = (proc ??= start());
-          const timer = setTimeout(() => {
-            waiting = null;
-            proc = null; // the next request starts a fresh one
-            child.kill('SIGKILL');
-            resolve(null);
-          }, limitMs + 5_000);
-          waiting = {
-            child,
-            resolve: (line) => (clearTimeout(timer), (waiting = null), resolve(line)),
-            reject: (error) => (clearTimeout(timer), (waiting = null), reject(error)),
-          };
-          child.stdin!.write(`${JSON.stringify(message)}\n`);
-        }),
-    );
-    queue = answer.catch(() => {});
-    return answer;
+    return new Promise((resolve, reject) => {
+      pending.push({ line: `${JSON.stringify(message)}\n`, limitMs, resolve, reject });
+      const child = (proc ??= start());
+      child.stdin!.write(pending.at(-1)!.line);
+      arm();
+    });
   }
 
   const limitOf = (request: RunRequest) => request.limits?.timeoutMs ?? DEFAULT_LIMITS.timeoutMs;
