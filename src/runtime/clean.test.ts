@@ -168,6 +168,16 @@ describe('one CPython for many runs (lessons:check): every run starts clean ther
     expect((await host.run(ordinary())).error).toBeUndefined();
   }, 60_000);
 
+  it('closing answers what was asked before: a request nobody awaited is answered, not left to its timer', async () => {
+    const other = cpythonHost();
+    let answered: Trace | null = null;
+    const asked = other.run(ordinary()).then((trace) => (answered = trace));
+    await other.close();
+    expect(answered).not.toBeNull(); // answered by the time close() is done
+    expect((await asked).error).toBeUndefined();
+    await expect(other.run(ordinary())).rejects.toThrow(/closed/);
+  });
+
   it('requests are written as they are asked: those behind one whose process ends are answered by a fresh CPython', async () => {
     const lesson = (name: string, code: string, timeoutMs?: number) =>
       buildRequest({ lesson: name, files: { 'm.py': code }, source: 'm.py', symbol: 'f', harness: { file: 'h.py', code: 'from m import f\nf()\n' }, inputs: {} }, timeoutMs ? { timeoutMs } : {});

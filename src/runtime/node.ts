@@ -214,6 +214,7 @@ export function cpythonHost(options: { parent?: string; python?: string } = {}):
   const pending: { line: string; limitMs: number; timer?: NodeJS.Timeout; resolve(line: string | null): void; reject(error: Error): void }[] = [];
   let started = 0;
   let stderr = '';
+  let closed = false;
 
   function start(): ChildProcess {
     const folder = mkdtempSync(join(options.parent ?? tmpdir(), 'steplight-host-'));
@@ -229,7 +230,8 @@ export function cpythonHost(options: { parent?: string; python?: string } = {}):
     stderr = '';
     child.stderr!.on('data', (chunk: Buffer) => void (stderr = (stderr + chunk.toString()).slice(-4000)));
     createInterface({ input: child.stdout! }).on('line', (line) => proc === child && settle((job) => job.resolve(line)));
-    child.on('exit', (code, signal) => {
+    // 'close', not 'exit': by then every line it wrote has been read
+    child.on('close', (code, signal) => {
       rmSync(folder, { recursive: true, force: true });
       if (proc !== child) return; // killed on purpose: what it had left was handed on already
       proc = null;
@@ -267,6 +269,7 @@ export function cpythonHost(options: { parent?: string; python?: string } = {}):
 
   /** A fresh process for the requests still waiting (their old one ended before reaching them). */
   function resend() {
+    if (closed) while (pending.length) settle((job) => job.reject(new Error('this CPython host was closed')));
     if (!pending.length) return;
     const child = (proc = start());
     for (const job of pending) child.stdin!.write(job.line);
@@ -276,6 +279,7 @@ export function cpythonHost(options: { parent?: string; python?: string } = {}):
 
   /** Send one request; null when CPython ignored every interrupt past the limit and was killed. */
   function ask(message: object[], limitMs: number): Promise<string | null> {
+    if (closed) return Promise.reject(new Error('this CPython host was closed'));
     return new Promise((resolve, reject) => {
       pending.push({ line: `${JSON.stringify(message)}\n`, limitMs, resolve, reject });
       const child = (proc ??= start());
@@ -321,13 +325,13 @@ export function cpythonHost(options: { parent?: string; python?: string } = {}):
       return { trace: traceOf(request, trace as Trace), reference: referenceOf(reference as ReferenceRun) };
     },
     close() {
+      closed = true;
       const child = proc;
-      proc = null;
       if (!child || child.exitCode !== null) return Promise.resolve();
       return new Promise((resolve) => {
         child.ref(); // keeps Node running until CPython has ended
-        child.once('exit', () => resolve());
-        child.stdin!.end(); // CPython ends when its requests end
+        child.once('close', () => resolve());
+        child.stdin!.end(); // CPython answers what it was asked, then ends
       });
     },
   };

@@ -511,9 +511,11 @@ def find_target(path, symbol, first=None, last=None):
 def search_target(path, source, symbol, first, last):
     import warnings
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the import in the run shows them, as Python would
-        module = compile(source, path, "exec")
+    module = compiled_code(path)
+    if module is None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the import in the run shows them, as Python would
+            module = compile(source, path, "exec")
     found = []
     pending = [module]
     while pending:
@@ -529,6 +531,26 @@ def search_target(path, source, symbol, first, last):
     # the lines that can have a `line` event: not the def line (its instructions run at the call)
     runnable = [line for line in lines if line != code.co_firstlineno] or lines
     return code_key(code), code.co_firstlineno, lines[-1], runnable
+
+
+def compiled_code(path):
+    """The module's code from the bytecode the runner compiled, as an import would take it (same
+    magic number, and the source's size and time in its header); None if there is none."""
+    import marshal
+
+    try:
+        data = read_bytes(importlib.util.cache_from_source(path))
+        info = os.stat(path)
+    except OSError:
+        return None
+    header = importlib.util.MAGIC_NUMBER + (0).to_bytes(4, "little") + (int(info.st_mtime) & 0xFFFFFFFF).to_bytes(4, "little") + (info.st_size & 0xFFFFFFFF).to_bytes(4, "little")
+    if data[:16] != header:
+        return None
+    try:
+        code = marshal.loads(data[16:])
+    except (ValueError, EOFError, TypeError):
+        return None
+    return code if type(code) is types.CodeType else None
 
 
 class TraceShim:
@@ -854,8 +876,7 @@ def snapshot_files(tops):
             for name in names:
                 path = os.path.join(folder, name)
                 try:
-                    with open(path, "rb") as handle:
-                        files[path] = handle.read()
+                    files[path] = read_bytes(path)
                 except OSError:
                     pass
     return files
@@ -882,9 +903,8 @@ def restore_files(tops, files):
                     changed += 1
     for path, data in files.items():
         try:
-            with open(path, "rb") as handle:
-                if handle.read() == data:
-                    continue
+            if read_bytes(path) == data:
+                continue
         except OSError:
             os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "wb") as handle:
