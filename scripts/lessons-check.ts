@@ -10,13 +10,35 @@ import { checkInParallel, jobsFor, type ParallelResult } from '../src/lessons/pa
 import { watchLessons } from '../src/lessons/watch';
 import { cpythonHost, nodeRunner } from '../src/runtime/node';
 
+/**
+ * A check's lines, written together once this turn of the event loop is over: one write to stdout
+ * for a scenario's lines, not one per line (Pyodide's runs keep the turns long). flush() writes
+ * what is left now.
+ */
+function batched() {
+  let lines: string[] = [];
+  const flush = () => {
+    if (lines.length) process.stdout.write(`${lines.join('\n')}\n`);
+    lines = [];
+  };
+  return {
+    log: (line: string) => {
+      if (!lines.length) setImmediate(flush);
+      lines.push(line);
+    },
+    flush,
+  };
+}
+
 /** The check in this thread; `keep`: its Pythons stay up afterwards, to watch the lessons. */
 async function inThisThread(dirs: string[], keep: boolean) {
   const started = performance.now();
   const pyodide = await nodeRunner();
   const startMs = performance.now() - started;
   const cpython = cpythonHost();
-  const result = await checkLessons(dirs, pyodide, console.log, cpython);
+  const out = batched();
+  const result = await checkLessons(dirs, pyodide, out.log, cpython);
+  out.flush();
   if (!keep) await cpython.close();
   return { ...result, startMs, workers: 1, watch: () => watchLessons(dirs, pyodide, cpython) };
 }

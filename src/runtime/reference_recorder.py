@@ -237,7 +237,7 @@ def record(request_json, traced=True):
         for mod in [m for m, module in sys.modules.items() if (getattr(module, "__file__", "") or "").startswith(root)]:
             del sys.modules[mod]
     outcome = safe(namespace["outcome"]) if "outcome" in namespace else None
-    return dumps({"steps": steps, "outcome": outcome, "stdout": "".join(printed), "error": error}, ensure_ascii=True)
+    return dumps({"steps": steps, "outcome": outcome, "stdout": "".join(printed), "error": error}, ensure_ascii=True, separators=(",", ":"))
 
 
 if __name__ == "__main__":

@@ -1333,7 +1333,7 @@ def finish(trace, recorder, output, limits, started, ascii=False):
     if output.dropped:
         trace["stdoutDropped"] = output.dropped
     trace["stats"] = {"events": len(trace["steps"]), "durationMs": round((time.perf_counter() - started) * 1000, 3)}
-    return json_dumps(trace, ensure_ascii=ascii, allow_nan=False)
+    return json_dumps(trace, ensure_ascii=ascii, allow_nan=False, separators=(",", ":"))
 
 
 def stop_error(reason, limits):
