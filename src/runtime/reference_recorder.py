@@ -16,7 +16,22 @@ import types
 
 TOOL = 4  # a sys.monitoring tool id the product never uses
 # bound at import: a lesson that patches json.dumps changes its own code, not this report of its run
-dumps, loads = json.dumps, json.loads
+loads = json.loads
+
+
+def _encoder():
+    """Compact ASCII JSON through _json's C encoder, made at import (not json.dumps, whose defaults
+    and encoder class lesson code can change before the run is reported)."""
+    from _json import encode_basestring_ascii, make_encoder
+
+    def default(value):
+        raise TypeError(type(value).__name__)
+
+    encode = make_encoder(None, default, encode_basestring_ascii, None, ":", ",", False, False, False)
+    return lambda value: "".join(encode(value, 0))
+
+
+dumps = _encoder()
 
 
 class Values:
@@ -237,7 +252,7 @@ def record(request_json, traced=True):
         for mod in [m for m, module in sys.modules.items() if (getattr(module, "__file__", "") or "").startswith(root)]:
             del sys.modules[mod]
     outcome = safe(namespace["outcome"]) if "outcome" in namespace else None
-    return dumps({"steps": steps, "outcome": outcome, "stdout": "".join(printed), "error": error}, ensure_ascii=True, separators=(",", ":"))
+    return dumps({"steps": steps, "outcome": outcome, "stdout": "".join(printed), "error": error})
 
 
 if __name__ == "__main__":

@@ -17,12 +17,32 @@ import traceback
 import types
 import zlib
 from itertools import chain, islice
-from operator import is_
+from operator import attrgetter, is_
 
 # The recorder's own references to the builtins and to json, bound at import: a lesson that patches
 # builtins.len or json.dumps changes its own code, never how its run is recorded or reported.
 globals().update({name: value for name, value in vars(__import__("builtins")).items() if not name.startswith("__")})
-json_dumps, json_loads = json.dumps, json.loads
+json_loads = json.loads
+
+
+def make_json_dumps():
+    """json.dumps (compact; ASCII unless told) through _json's C encoder, made here at import: a
+    run's result is written before the run is cleaned up after, so it must not go through what
+    lesson code can change meanwhile (json.dumps's defaults or body, JSONEncoder's methods)."""
+    from _json import encode_basestring, encode_basestring_ascii, make_encoder
+
+    def default(value):
+        raise TypeError("%s is not JSON" % type(value).__name__)
+
+    encoders = {ascii: make_encoder(None, default, encode_basestring_ascii if ascii else encode_basestring, None, ":", ",", False, False, False) for ascii in (False, True)}
+
+    def dumps(value, ascii=True):
+        return "".join(encoders[ascii](value, 0))
+
+    return dumps
+
+
+json_dumps = make_json_dumps()
 
 VERSION = 1
 DEFAULT_LIMITS = types.MappingProxyType({
@@ -661,7 +681,7 @@ class Baseline:
 
         self.is_ = is_
         self.modules = dict(sys.modules)
-        self.dicts, self.lists, self.sets, self.classes = [], [], [], []
+        self.dicts, self.lists, self.sets, self.classes, functions = [], [], [], [], []
         seen = set()
         for name, module in list(self.modules.items()):
             if type(module) is not types.ModuleType or id(module) in seen:
@@ -669,23 +689,27 @@ class Baseline:
             seen.add(id(module))
             self.keep_dict(module.__dict__, seen)
             for value in list(module.__dict__.values()):
-                kind = type(value)
-                if id(value) in seen:
-                    continue
-                if kind is dict:
-                    self.keep_dict(value, seen)
-                elif kind is list:
-                    seen.add(id(value))
-                    self.lists.append((value, tuple(value)))
-                elif kind is set:
-                    seen.add(id(value))
-                    self.sets.append((value, frozenset(value)))
-                elif isinstance(value, type) and not value.__flags__ & (1 << 8):  # a mutable class
+                self.keep(value, seen, functions)
+                if isinstance(value, type) and not value.__flags__ & (1 << 8) and id(value) not in seen:  # a mutable class
                     seen.add(id(value))
                     # checked through the class's own dict (behind its read-only __dict__ proxy): a
                     # proxy made for every check costs more than the check itself
                     namespace = get_referents(value.__dict__)[0]
                     self.classes.append((value, namespace, tuple(namespace), tuple(namespace.values())))
+                    for member in list(namespace.values()):
+                        self.keep(getattr(member, "__func__", member) if type(member) in (staticmethod, classmethod) else member, seen, functions)
+        # the functions modules and classes hold: a run can give one another body (__code__) or other
+        # defaults without rebinding any name; their default values are kept like a module's
+        self.functions = tuple(functions)
+        self.function_parts = tuple(tuple(map(attrgetter(name), functions)) for name in FUNCTION_PARTS)
+        for defaults in self.function_parts[1]:
+            for value in defaults or ():
+                self.keep(value, seen, [])
+        for kwdefaults in self.function_parts[2]:
+            if kwdefaults is not None:
+                self.keep(kwdefaults, seen, [])
+                for value in list(kwdefaults.values()):
+                    self.keep(value, seen, [])
         random = sys.modules.get("random")
         self.random = (random._inst, random._inst.getstate()) if random is not None else None
         self.environ = dict(os.environ)
@@ -698,6 +722,7 @@ class Baseline:
         self.tools = [monitoring.get_tool(t) for t in range(6)] if monitoring else []
         self.files = snapshot_files(self.WATCHED)
         self.read = address_reader()
+        self.function_referents = self.referents_of_functions()
         self.changing = set()  # ids of the entries a run has changed: checked one by one from then on
         self.group()
 
@@ -715,6 +740,45 @@ class Baseline:
         seen.add(id(d))
         self.dicts.append((d, tuple(d), tuple(d.values())))
 
+    def keep(self, value, seen, functions):
+        """A value a module (or a class, or a function's defaults) holds: kept if it is a plain dict,
+        list or set, or a function."""
+        kind = type(value)
+        if id(value) in seen or kind not in (dict, list, set, types.FunctionType):
+            return
+        if kind is dict:
+            return self.keep_dict(value, seen)
+        seen.add(id(value))
+        if kind is list:
+            self.lists.append((value, tuple(value)))
+        elif kind is set:
+            self.sets.append((value, frozenset(value)))
+        else:
+            functions.append(value)
+
+    def referents_of_functions(self):
+        """What every kept function holds (its code, defaults, name, dict...: all it refers to, in
+        one C call), as addresses read in one go, or the objects themselves where they cannot be."""
+        from gc import get_referents
+
+        now = tuple(get_referents(*self.functions))
+        return self.read(now) if self.read else now
+
+    def restore_functions(self):
+        """Each function's parts (FUNCTION_PARTS) put back where any differ; one check for all first."""
+        now = self.referents_of_functions()
+        if len(now) == len(self.function_referents) and (now == self.function_referents if self.read else all(map(is_, now, self.function_referents))):
+            return 0
+        changed = 0
+        for name, saved in zip(FUNCTION_PARTS, self.function_parts):
+            for function, was in zip(self.functions, saved):
+                if getattr(function, name) is not was:
+                    setattr(function, name, was)
+                    changed += 1
+        # what else a function holds is not put back (its annotations): taken as it is now
+        self.function_referents = self.referents_of_functions()
+        return changed
+
     def restore(self):
         """Put everything back; returns how many things had changed (for tests and the bench)."""
         changed = 0
@@ -725,6 +789,7 @@ class Baseline:
                 self.changing.add(id(entry))
         if not steady:
             self.group()
+        changed += self.restore_functions()
         for items, saved in self.sets:
             if len(items) != len(saved) or not items.issuperset(saved):
                 items.clear()
@@ -790,6 +855,9 @@ def restore_class(is_, cls, now, keys, values):
 
 
 RESTORE = {"dict": restore_dict, "list": restore_list, "class": restore_class}
+# what a run could change in a function without rebinding it (its __dict__ as an object: reading it
+# once makes it, so that it is there to compare)
+FUNCTION_PARTS = ("__code__", "__defaults__", "__kwdefaults__", "__doc__", "__name__", "__qualname__", "__module__", "__dict__")
 
 
 class Steady:
@@ -1333,7 +1401,7 @@ def finish(trace, recorder, output, limits, started, ascii=False):
     if output.dropped:
         trace["stdoutDropped"] = output.dropped
     trace["stats"] = {"events": len(trace["steps"]), "durationMs": round((time.perf_counter() - started) * 1000, 3)}
-    return json_dumps(trace, ensure_ascii=ascii, allow_nan=False, separators=(",", ":"))
+    return json_dumps(trace, ascii)
 
 
 def stop_error(reason, limits):

@@ -109,6 +109,12 @@ def add_audit_hook():
     return os.listdir(".") and True
 
 
+def patch_function():
+    """Not a name rebound: the same function objects, with another body and other defaults."""
+    copy.deepcopy.__code__ = (lambda x, memo=None, _nil=[]: x).__code__
+    json.dumps.__kwdefaults__ = dict(json.dumps.__kwdefaults__, indent=1)
+
+
 def exit_now():
     os._exit(0)
 
