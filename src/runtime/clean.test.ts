@@ -3,10 +3,13 @@
  * whose trace must be identical to its trace before any misbehaviour (in the same Python) and, but
  * for the random draw, to its trace in a fresh Python.
  */
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { plain, type Trace } from '../trace/types';
-import { cpythonHost, cpythonRun, nodeRunner, type CpythonHost, type NodeRunner } from './node';
+import { cpythonHost, cpythonRun, nodeRunner, TRACER_PATH, type CpythonHost, type NodeRunner } from './node';
 import { buildRequest } from './request';
 
 const file = (name: string) => readFileSync(new URL(`./clean/${name}`, import.meta.url), 'utf8');
@@ -192,5 +195,77 @@ describe('one CPython for many runs (lessons:check): every run starts clean ther
     for (const trace of [first, second, ...rest]) expect(trace.error).toBeUndefined();
     expect(comparable(rest[1]!)).toBe(comparable(first));
     expect(host.started).toBe(before + 2); // one after the kill, one after the timeout
+  }, 60_000);
+});
+
+describe('where the quick checks cannot be set up (no _ctypes, another Python)', () => {
+  it('every namespace, list and function is checked one by one, and the battery still leaves nothing behind', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'steplight-noreader-'));
+    try {
+      for (const sub of ['tmp', 'home', 'lessons']) mkdirSync(join(dir, sub));
+      const rooted = (request: ReturnType<typeof ordinary>) => ({ ...request, root: join(dir, 'lessons', request.root.split('/').pop()!) });
+      const driver = `
+import json, os, sys
+sys.path.insert(0, sys.argv[1])
+import steplight_tracer as T
+T.address_reader = lambda: None  # before the baseline, so that it stays
+T.Baseline.WATCHED = (os.environ["TMPDIR"], os.environ["HOME"])
+T.LESSONS.top = os.path.join(os.path.dirname(os.environ["TMPDIR"]), "lessons")  # as serve() does
+T.settle()
+def main(requests):
+    ordinary, bad = requests[0], requests[1:]
+    def run(request):
+        out = T.run(json.dumps(request))
+        T.clean()  # first: until then json.loads meets what the lesson patched (builtins.len)
+        trace = json.loads(out)
+        trace.pop("stats", None)
+        return trace
+    first = run(ordinary)
+    out = {"reader": T.BASELINE.read is not None, "steady": T.BASELINE.steady is not None, "first_error": first.get("error"), "differ": []}
+    for request in bad:
+        run(request)
+        if run(ordinary) != first:
+            out["differ"].append(request["harness"]["code"])
+    return out
+sys.stdout.write(json.dumps(main(json.loads(sys.stdin.read()))))
+`;
+      const requests = [rooted(ordinary()), ...BATTERY.filter((fn) => fn !== 'exit_now').map((fn) => rooted(misbehave(fn)))];
+      const result = spawnSync(process.env.PYTHON ?? 'python3', ['-c', driver, dirname(TRACER_PATH)], {
+        input: JSON.stringify(requests),
+        encoding: 'utf8',
+        env: { ...process.env, PYTHONHASHSEED: '0', TMPDIR: join(dir, 'tmp'), HOME: join(dir, 'home') },
+        timeout: 120_000,
+      });
+      expect(result.status, result.stderr).toBe(0);
+      expect(JSON.parse(result.stdout)).toEqual({ reader: false, steady: false, first_error: null, differ: [] });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
+describe('the sweep stays in what belongs to the runner', () => {
+  // asked of the runner rather than tried: were it wrong, a sweep would empty the folders beside
+  it('a CPython given no folder for its lessons sweeps only each lesson\'s own folder, never what is beside it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'steplight-beside-'));
+    try {
+      const driver = `
+import json, os, sys
+sys.path.insert(0, sys.argv[1])
+import steplight_tracer as T
+T.Baseline.WATCHED = ()
+T.settle()
+def main(request):
+    T.run(json.dumps(request))
+    return sorted(T.LESSONS.tops)
+sys.stdout.write(json.dumps(main(json.loads(sys.stdin.read()))))
+`;
+      const request = { ...ordinary(), root: join(dir, 'lesson') };
+      const result = spawnSync(process.env.PYTHON ?? 'python3', ['-c', driver, dirname(TRACER_PATH), dir], { input: JSON.stringify(request), encoding: 'utf8', timeout: 60_000 });
+      expect(result.status, result.stderr).toBe(0);
+      expect(JSON.parse(result.stdout)).toEqual([join(dir, 'lesson')]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 60_000);
 });

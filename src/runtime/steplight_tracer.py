@@ -689,27 +689,32 @@ class Baseline:
             seen.add(id(module))
             self.keep_dict(module.__dict__, seen)
             for value in list(module.__dict__.values()):
-                self.keep(value, seen, functions)
-                if isinstance(value, type) and not value.__flags__ & (1 << 8) and id(value) not in seen:  # a mutable class
+                if type(value) in KEPT:
+                    self.keep(value, seen, functions)
+                elif isinstance(value, type) and not value.__flags__ & (1 << 8) and id(value) not in seen:  # a mutable class
                     seen.add(id(value))
                     # checked through the class's own dict (behind its read-only __dict__ proxy): a
                     # proxy made for every check costs more than the check itself
                     namespace = get_referents(value.__dict__)[0]
                     self.classes.append((value, namespace, tuple(namespace), tuple(namespace.values())))
                     for member in list(namespace.values()):
-                        self.keep(getattr(member, "__func__", member) if type(member) in (staticmethod, classmethod) else member, seen, functions)
+                        if type(member) is staticmethod or type(member) is classmethod:
+                            member = member.__func__
+                        if type(member) in KEPT:
+                            self.keep(member, seen, functions)
         # the functions modules and classes hold: a run can give one another body (__code__) or other
         # defaults without rebinding any name; their default values are kept like a module's
         self.functions = tuple(functions)
         self.function_parts = tuple(tuple(map(attrgetter(name), functions)) for name in FUNCTION_PARTS)
-        for defaults in self.function_parts[1]:
-            for value in defaults or ():
+        for value in chain.from_iterable(defaults for defaults in self.function_parts[1] if defaults):
+            if type(value) in KEPT:
                 self.keep(value, seen, [])
         for kwdefaults in self.function_parts[2]:
             if kwdefaults is not None:
                 self.keep(kwdefaults, seen, [])
                 for value in list(kwdefaults.values()):
-                    self.keep(value, seen, [])
+                    if type(value) in KEPT:
+                        self.keep(value, seen, [])
         random = sys.modules.get("random")
         self.random = (random._inst, random._inst.getstate()) if random is not None else None
         self.environ = dict(os.environ)
@@ -721,17 +726,22 @@ class Baseline:
         monitoring = getattr(sys, "monitoring", None)
         self.tools = [monitoring.get_tool(t) for t in range(6)] if monitoring else []
         self.files = snapshot_files(self.WATCHED)
-        self.read = address_reader()
-        self.function_referents = self.referents_of_functions()
+        # the quick checks are set up by the first clean, once everything is put back (not here:
+        # this is on the way to a page's first run)
+        self.read = None
+        self.steady = self.function_referents = None
         self.changing = set()  # ids of the entries a run has changed: checked one by one from then on
-        self.group()
+        self.loose = [("dict", e) for e in self.dicts] + [("list", e) for e in self.lists] + [("class", e) for e in self.classes]
 
     def group(self):
         """Every dict, list and class namespace that no run has changed goes in one group checked at
         once (`Steady`); the rest stay loose, checked one by one (what runs usually change:
         sys.modules, the import caches)."""
+        self.read = self.read or address_reader()
         every = [("dict", e) for e in self.dicts] + [("list", e) for e in self.lists] + [("class", e) for e in self.classes]
-        steady = [(k, e) for k, e in every if self.read is not None and id(e) not in self.changing and Steady.fits(k, e)]
+        if self.read is None:  # then every one is checked one by one
+            return
+        steady = [(k, e) for k, e in every if id(e) not in self.changing and Steady.fits(k, e)]
         grouped = set(id(e) for _, e in steady)
         self.steady = Steady(steady, self.read)
         self.loose = [(k, e) for k, e in every if id(e) not in grouped]
@@ -741,10 +751,10 @@ class Baseline:
         self.dicts.append((d, tuple(d), tuple(d.values())))
 
     def keep(self, value, seen, functions):
-        """A value a module (or a class, or a function's defaults) holds: kept if it is a plain dict,
-        list or set, or a function."""
+        """A value a module, a class or a function's defaults hold, of a kind in KEPT (a plain dict,
+        list or set, or a function)."""
         kind = type(value)
-        if id(value) in seen or kind not in (dict, list, set, types.FunctionType):
+        if id(value) in seen:
             return
         if kind is dict:
             return self.keep_dict(value, seen)
@@ -767,7 +777,8 @@ class Baseline:
     def restore_functions(self):
         """Each function's parts (FUNCTION_PARTS) put back where any differ; one check for all first."""
         now = self.referents_of_functions()
-        if len(now) == len(self.function_referents) and (now == self.function_referents if self.read else all(map(is_, now, self.function_referents))):
+        saved = self.function_referents
+        if saved is not None and len(now) == len(saved) and (now == saved if self.read else all(map(is_, now, saved))):
             return 0
         changed = 0
         for name, saved in zip(FUNCTION_PARTS, self.function_parts):
@@ -775,15 +786,16 @@ class Baseline:
                 if getattr(function, name) is not was:
                     setattr(function, name, was)
                     changed += 1
-        # what else a function holds is not put back (its annotations): taken as it is now
+        # what else a function holds is not put back (its own attributes, its annotations): taken as
+        # it is now
         self.function_referents = self.referents_of_functions()
         return changed
 
     def restore(self):
         """Put everything back; returns how many things had changed (for tests and the bench)."""
         changed = 0
-        steady = self.steady.unchanged()
-        for kind, entry in self.loose if steady else self.steady.entries + self.loose:
+        steady = self.steady is not None and self.steady.unchanged()
+        for kind, entry in self.loose if steady or self.steady is None else self.steady.entries + self.loose:
             if RESTORE[kind](self.is_, *entry):
                 changed += 1
                 self.changing.add(id(entry))
@@ -855,17 +867,19 @@ def restore_class(is_, cls, now, keys, values):
 
 
 RESTORE = {"dict": restore_dict, "list": restore_list, "class": restore_class}
-# what a run could change in a function without rebinding it (its __dict__ as an object: reading it
-# once makes it, so that it is there to compare)
-FUNCTION_PARTS = ("__code__", "__defaults__", "__kwdefaults__", "__doc__", "__name__", "__qualname__", "__module__", "__dict__")
+KEPT = frozenset((dict, list, set, types.FunctionType))  # what Baseline.keep keeps
+# what a run could change in a function without rebinding it, and that a trace or a later run shows
+FUNCTION_PARTS = ("__code__", "__defaults__", "__kwdefaults__", "__name__", "__qualname__", "__module__")
 
 
 class Steady:
     """Many dicts and lists (module and class namespaces, the registries modules hold) checked at
-    once, by identity: their lengths, then the addresses of all their keys, then of all their items,
-    each read in one go (`address_reader`) and compared as bytes with the baseline's. The saved
-    objects are kept alive by the baseline, so an address equal to a saved one is that object.
-    Unchanged tells only whether all are as saved; the per-object checks say which changed."""
+    once, by identity: their lengths, then the addresses of all their keys, then of everything they
+    refer to (gc.get_referents: a list's items, a dict's values, and its keys too unless all are
+    str), each read in one go (`address_reader`) and compared as bytes with what was read when the
+    group was made, at the baseline or right after a clean put everything back. The saved objects
+    are kept alive by the baseline, so an address equal to a saved one is that object. Unchanged
+    tells only whether all are as they were; the per-object checks say which changed."""
 
     def __init__(self, entries, read):
         from gc import get_referents
@@ -875,24 +889,19 @@ class Steady:
         self.referents = get_referents
         self.objects = tuple(entry[1] if kind == "class" else entry[0] for kind, entry in entries)
         self.dicts = tuple(o for o in self.objects if type(o) is dict)
-        # as the baseline saved them (keys and values of a dict or class namespace, a list's items)
-        saved = [entry[-2:] if kind != "list" else (None, entry[1]) for kind, entry in entries]
-        self.lengths = tuple(len(items) for _, items in saved)
-        self.keys = read(tuple(chain.from_iterable(keys for keys, _ in saved if keys is not None)))
-        self.items = read(tuple(chain.from_iterable(items for _, items in saved)))
+        self.lengths, self.keys, self.items = self.now()
 
     @staticmethod
     def fits(kind, entry):
-        """Only what the garbage collector lists exactly as its items (a dict of str keys stored
-        as a plain table: its values; a list: its items); anything else is checked one by one."""
+        """Only what the garbage collector lists at least all the values of (not a dict whose
+        values are stored inside an object, which it does not list); the rest is checked one by one."""
         from gc import get_referents
 
         held = entry[1] if kind == "class" else entry[0]
-        items = tuple(held.values()) if type(held) is dict else tuple(held)
-        if type(held) is dict and not all(type(key) is str for key in held):
-            return False
-        referents = get_referents(held)
-        return len(referents) == len(items) and all(map(is_, referents, items))
+        return type(held) is not dict or len(get_referents(held)) >= len(held)
+
+    def now(self):
+        return tuple(map(len, self.objects)), self.read(tuple(chain.from_iterable(self.dicts))), self.read(tuple(self.referents(*self.objects)))
 
     def unchanged(self):
         if tuple(map(len, self.objects)) != self.lengths:
@@ -1042,7 +1051,12 @@ class LessonFolders:
 
         if self.top is not None and not root.startswith(self.top + "/"):
             raise ValueError("lesson root %s is outside %s, the folder this host keeps lessons in" % (root, self.top))
-        self.tops.add(self.top or "/" + root.strip("/").split("/")[0])
+        if self.top is None and sys.platform != "emscripten":
+            # a CPython with no folder of its own for lessons: the sweep stays inside the lesson's
+            top = root.rstrip("/")
+        else:  # the host's folder, or (Pyodide's file system is the page's own) the top folder
+            top = self.top or "/" + root.strip("/").split("/")[0]
+        self.tops.add(top)
         write_files(root, files)
         for rel in files:
             path = os.path.join(root, rel)
