@@ -681,7 +681,7 @@ class Baseline:
 
         self.is_ = is_
         self.modules = dict(sys.modules)
-        self.dicts, self.lists, self.sets, self.classes, functions = [], [], [], [], []
+        self.dicts, self.lists, self.sets, self.classes, functions = [], [], [], [], {}  # functions by id
         seen = set()
         for name, module in list(self.modules.items()):
             if type(module) is not types.ModuleType or id(module) in seen:
@@ -689,7 +689,9 @@ class Baseline:
             seen.add(id(module))
             self.keep_dict(module.__dict__, seen)
             for value in list(module.__dict__.values()):
-                if type(value) in KEPT:
+                if type(value) is types.FunctionType:
+                    functions.setdefault(id(value), value)
+                elif type(value) in KEPT:
                     self.keep(value, seen, functions)
                 elif isinstance(value, type) and not value.__flags__ & (1 << 8) and id(value) not in seen:  # a mutable class
                     seen.add(id(value))
@@ -700,21 +702,23 @@ class Baseline:
                     for member in list(namespace.values()):
                         if type(member) is staticmethod or type(member) is classmethod:
                             member = member.__func__
-                        if type(member) in KEPT:
+                        if type(member) is types.FunctionType:
+                            functions.setdefault(id(member), member)
+                        elif type(member) in KEPT:
                             self.keep(member, seen, functions)
         # the functions modules and classes hold: a run can give one another body (__code__) or other
         # defaults without rebinding any name; their default values are kept like a module's
-        self.functions = tuple(functions)
-        self.function_parts = tuple(tuple(map(attrgetter(name), functions)) for name in FUNCTION_PARTS)
+        self.functions = tuple(functions.values())
+        self.function_parts = tuple(tuple(map(attrgetter(name), self.functions)) for name in FUNCTION_PARTS)
         for value in chain.from_iterable(defaults for defaults in self.function_parts[1] if defaults):
             if type(value) in KEPT:
-                self.keep(value, seen, [])
+                self.keep(value, seen, {})
         for kwdefaults in self.function_parts[2]:
             if kwdefaults is not None:
-                self.keep(kwdefaults, seen, [])
+                self.keep(kwdefaults, seen, {})
                 for value in list(kwdefaults.values()):
                     if type(value) in KEPT:
-                        self.keep(value, seen, [])
+                        self.keep(value, seen, {})
         random = sys.modules.get("random")
         self.random = (random._inst, random._inst.getstate()) if random is not None else None
         self.environ = dict(os.environ)
@@ -764,7 +768,7 @@ class Baseline:
         elif kind is set:
             self.sets.append((value, frozenset(value)))
         else:
-            functions.append(value)
+            functions.setdefault(id(value), value)
 
     def referents_of_functions(self):
         """What every kept function holds (its code, defaults, name, dict...: all it refers to, in
