@@ -198,6 +198,14 @@ describe('one CPython for many runs (lessons:check): every run starts clean ther
   }, 60_000);
 });
 
+/** A CPython that imports the tracer (as serve() does) and runs `driver` on `input`; its JSON answer. */
+function driveTracer(driver: string, input: unknown, timeoutMs: number, env: NodeJS.ProcessEnv = process.env): unknown {
+  const program = `import json, os, sys\nsys.path.insert(0, ${JSON.stringify(dirname(TRACER_PATH))})\nimport steplight_tracer as T\n${driver}`;
+  const result = spawnSync(process.env.PYTHON ?? 'python3', ['-c', program], { input: JSON.stringify(input), encoding: 'utf8', env, timeout: timeoutMs });
+  expect(result.status, result.stderr).toBe(0);
+  return JSON.parse(result.stdout);
+}
+
 describe('where the quick checks cannot be set up (no _ctypes, another Python)', () => {
   it('every namespace, list and function is checked one by one, and the battery still leaves nothing behind', () => {
     const dir = mkdtempSync(join(tmpdir(), 'steplight-noreader-'));
@@ -205,9 +213,6 @@ describe('where the quick checks cannot be set up (no _ctypes, another Python)',
       for (const sub of ['tmp', 'home', 'lessons']) mkdirSync(join(dir, sub));
       const rooted = (request: ReturnType<typeof ordinary>) => ({ ...request, root: join(dir, 'lessons', request.root.split('/').pop()!) });
       const driver = `
-import json, os, sys
-sys.path.insert(0, sys.argv[1])
-import steplight_tracer as T
 T.address_reader = lambda: None  # before the baseline, so that it stays
 T.Baseline.WATCHED = (os.environ["TMPDIR"], os.environ["HOME"])
 T.LESSONS.top = os.path.join(os.path.dirname(os.environ["TMPDIR"]), "lessons")  # as serve() does
@@ -230,14 +235,8 @@ def main(requests):
 sys.stdout.write(json.dumps(main(json.loads(sys.stdin.read()))))
 `;
       const requests = [rooted(ordinary()), ...BATTERY.filter((fn) => fn !== 'exit_now').map((fn) => rooted(misbehave(fn)))];
-      const result = spawnSync(process.env.PYTHON ?? 'python3', ['-c', driver, dirname(TRACER_PATH)], {
-        input: JSON.stringify(requests),
-        encoding: 'utf8',
-        env: { ...process.env, PYTHONHASHSEED: '0', TMPDIR: join(dir, 'tmp'), HOME: join(dir, 'home') },
-        timeout: 120_000,
-      });
-      expect(result.status, result.stderr).toBe(0);
-      expect(JSON.parse(result.stdout)).toEqual({ reader: false, steady: false, first_error: null, differ: [] });
+      const answer = driveTracer(driver, requests, 120_000, { ...process.env, PYTHONHASHSEED: '0', TMPDIR: join(dir, 'tmp'), HOME: join(dir, 'home') });
+      expect(answer).toEqual({ reader: false, steady: false, first_error: null, differ: [] });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -250,9 +249,6 @@ describe('the sweep stays in what belongs to the runner', () => {
     const dir = mkdtempSync(join(tmpdir(), 'steplight-beside-'));
     try {
       const driver = `
-import json, os, sys
-sys.path.insert(0, sys.argv[1])
-import steplight_tracer as T
 T.Baseline.WATCHED = ()
 T.settle()
 def main(request):
@@ -261,9 +257,7 @@ def main(request):
 sys.stdout.write(json.dumps(main(json.loads(sys.stdin.read()))))
 `;
       const request = { ...ordinary(), root: join(dir, 'lesson') };
-      const result = spawnSync(process.env.PYTHON ?? 'python3', ['-c', driver, dirname(TRACER_PATH), dir], { input: JSON.stringify(request), encoding: 'utf8', timeout: 60_000 });
-      expect(result.status, result.stderr).toBe(0);
-      expect(JSON.parse(result.stdout)).toEqual([join(dir, 'lesson')]);
+      expect(driveTracer(driver, request, 60_000)).toEqual([join(dir, 'lesson')]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

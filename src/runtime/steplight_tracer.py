@@ -691,8 +691,8 @@ class Baseline:
             for value in list(module.__dict__.values()):
                 if type(value) is types.FunctionType:
                     functions.setdefault(id(value), value)
-                elif type(value) in KEPT:
-                    self.keep(value, seen, functions)
+                elif type(value) in CONTAINERS_KEPT:
+                    self.keep(value, seen)
                 elif isinstance(value, type) and not value.__flags__ & (1 << 8) and id(value) not in seen:  # a mutable class
                     seen.add(id(value))
                     # checked through the class's own dict (behind its read-only __dict__ proxy): a
@@ -704,21 +704,21 @@ class Baseline:
                             member = member.__func__
                         if type(member) is types.FunctionType:
                             functions.setdefault(id(member), member)
-                        elif type(member) in KEPT:
-                            self.keep(member, seen, functions)
+                        elif type(member) in CONTAINERS_KEPT:
+                            self.keep(member, seen)
         # the functions modules and classes hold: a run can give one another body (__code__) or other
         # defaults without rebinding any name; their default values are kept like a module's
         self.functions = tuple(functions.values())
         self.function_parts = tuple(tuple(map(attrgetter(name), self.functions)) for name in FUNCTION_PARTS)
         for value in chain.from_iterable(defaults for defaults in self.function_parts[1] if defaults):
-            if type(value) in KEPT:
-                self.keep(value, seen, {})
+            if type(value) in CONTAINERS_KEPT:
+                self.keep(value, seen)
         for kwdefaults in self.function_parts[2]:
             if kwdefaults is not None:
-                self.keep(kwdefaults, seen, {})
+                self.keep(kwdefaults, seen)
                 for value in list(kwdefaults.values()):
-                    if type(value) in KEPT:
-                        self.keep(value, seen, {})
+                    if type(value) in CONTAINERS_KEPT:
+                        self.keep(value, seen)
         random = sys.modules.get("random")
         self.random = (random._inst, random._inst.getstate()) if random is not None else None
         self.environ = dict(os.environ)
@@ -735,16 +735,20 @@ class Baseline:
         self.read = None
         self.steady = self.function_referents = None
         self.changing = set()  # ids of the entries a run has changed: checked one by one from then on
-        self.loose = [("dict", e) for e in self.dicts] + [("list", e) for e in self.lists] + [("class", e) for e in self.classes]
+        self.loose = self.every()
+
+    def every(self):
+        """Every kept dict, list and class namespace, as (kind, entry)."""
+        return [("dict", e) for e in self.dicts] + [("list", e) for e in self.lists] + [("class", e) for e in self.classes]
 
     def group(self):
         """Every dict, list and class namespace that no run has changed goes in one group checked at
         once (`Steady`); the rest stay loose, checked one by one (what runs usually change:
         sys.modules, the import caches)."""
         self.read = self.read or address_reader()
-        every = [("dict", e) for e in self.dicts] + [("list", e) for e in self.lists] + [("class", e) for e in self.classes]
         if self.read is None:  # then every one is checked one by one
             return
+        every = self.every()
         steady = [(k, e) for k, e in every if id(e) not in self.changing and Steady.fits(k, e)]
         grouped = set(id(e) for _, e in steady)
         self.steady = Steady(steady, self.read)
@@ -754,21 +758,17 @@ class Baseline:
         seen.add(id(d))
         self.dicts.append((d, tuple(d), tuple(d.values())))
 
-    def keep(self, value, seen, functions):
-        """A value a module, a class or a function's defaults hold, of a kind in KEPT (a plain dict,
-        list or set, or a function)."""
-        kind = type(value)
+    def keep(self, value, seen):
+        """A plain dict, list or set a module, a class or a function's defaults hold."""
         if id(value) in seen:
             return
-        if kind is dict:
+        if type(value) is dict:
             return self.keep_dict(value, seen)
         seen.add(id(value))
-        if kind is list:
+        if type(value) is list:
             self.lists.append((value, tuple(value)))
-        elif kind is set:
-            self.sets.append((value, frozenset(value)))
         else:
-            functions.setdefault(id(value), value)
+            self.sets.append((value, frozenset(value)))
 
     def referents_of_functions(self):
         """What every kept function holds (its code, defaults, name, dict...: all it refers to, in
@@ -871,7 +871,7 @@ def restore_class(is_, cls, now, keys, values):
 
 
 RESTORE = {"dict": restore_dict, "list": restore_list, "class": restore_class}
-KEPT = frozenset((dict, list, set, types.FunctionType))  # what Baseline.keep keeps
+CONTAINERS_KEPT = frozenset((dict, list, set))  # what Baseline.keep keeps
 # what a run could change in a function without rebinding it, and that a trace or a later run shows
 FUNCTION_PARTS = ("__code__", "__defaults__", "__kwdefaults__", "__name__", "__qualname__", "__module__")
 
@@ -893,7 +893,7 @@ class Steady:
         self.referents = get_referents
         self.objects = tuple(entry[1] if kind == "class" else entry[0] for kind, entry in entries)
         self.dicts = tuple(o for o in self.objects if type(o) is dict)
-        self.lengths, self.keys, self.items = self.now()
+        self.lengths, self.keys, self.items = self.lengths_now(), self.keys_now(), self.items_now()
 
     @staticmethod
     def fits(kind, entry):
@@ -904,13 +904,18 @@ class Steady:
         held = entry[1] if kind == "class" else entry[0]
         return type(held) is not dict or len(get_referents(held)) >= len(held)
 
-    def now(self):
-        return tuple(map(len, self.objects)), self.read(tuple(chain.from_iterable(self.dicts))), self.read(tuple(self.referents(*self.objects)))
+    def lengths_now(self):
+        return tuple(map(len, self.objects))
+
+    def keys_now(self):
+        return self.read(tuple(chain.from_iterable(self.dicts)))
+
+    def items_now(self):
+        return self.read(tuple(self.referents(*self.objects)))
 
     def unchanged(self):
-        if tuple(map(len, self.objects)) != self.lengths:
-            return False
-        return self.read(tuple(chain.from_iterable(self.dicts))) == self.keys and self.read(tuple(self.referents(*self.objects))) == self.items
+        """Each comparison only if the cheaper one before it held."""
+        return self.lengths_now() == self.lengths and self.keys_now() == self.keys and self.items_now() == self.items
 
 
 def address_reader():
