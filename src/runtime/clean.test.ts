@@ -22,7 +22,7 @@ const ordinary = () =>
     harness: { file: 'harness.py', code: 'from ordinary import ordinary, fingerprint\noutcome = [ordinary({"items": [1, 2]}), fingerprint()]\n' },
     inputs: {},
   });
-const BATTERY = ['patch_deepcopy', 'patch_len', 'patch_json', 'replace_module', 'mutate_tables', 'reach_recorder', 'write_files', 'plant_bytecode', 'change_process', 'exit_now', 'import_js', 'plant_folders', 'rename_attribute', 'add_audit_hook', 'patch_function'];
+const BATTERY = ['patch_deepcopy', 'patch_len', 'patch_json', 'replace_module', 'mutate_tables', 'reach_recorder', 'write_files', 'plant_bytecode', 'change_process', 'exit_now', 'import_js', 'plant_folders', 'rename_attribute', 'add_audit_hook', 'patch_function', 'tamper_source', 'link_source'];
 const misbehave = (fn: string) =>
   buildRequest({
     lesson: 'misbehaving',

@@ -68,9 +68,6 @@ export interface NodeRunner extends Runner {
 
 export const REFERENCE_PATH = fileURLToPath(new URL('./reference_recorder.py', import.meta.url));
 
-/** The reference recorder runs in its own lesson folder, so its modules never meet the product's. */
-const referenceRequest = (request: RunRequest, root = request.root): RunRequest => ({ ...request, root: `${root.replace(/\/$/, '')}/.reference` });
-
 /** Pyodide in this process, with a watchdog thread for the wall-clock limit. */
 export async function nodeRunner(options: { graceMs?: number; hardMs?: number } = {}): Promise<NodeRunner> {
   // where Pyodide's files are, said outright: Pyodide guesses it from a stack trace, which fails in a worker thread
@@ -90,16 +87,15 @@ export async function nodeRunner(options: { graceMs?: number; hardMs?: number } 
   let id = 0;
   return {
     reference: (request, traced = true) => {
-      const asked = referenceRequest(request);
-      runner.prepare(asked); // written and compiled ahead, as for a run, so its files are kept between runs
-      const run = guarded(request, () => JSON.parse(record(JSON.stringify(asked), traced)) as ReferenceRun);
+      runner.prepare(request); // the lesson's files, as a run writes them (the same folder)
+      const run = guarded(request, () => JSON.parse(record(JSON.stringify(request), traced)) as ReferenceRun);
       cleanAfterReference(); // what the lesson changed during the reference run must not reach the next run
       return run;
     },
     get runs() {
       return { last: id, interrupted: Atomics.load(flags, 3) };
     },
-    forget, // the reference recorder's copy is inside (root/.reference)
+    forget,
     prepare: (request) => runner.prepare(request),
     clean: () => runner.clean(),
     run: (request) => {
@@ -153,7 +149,7 @@ export function cpythonReference(request: RunRequest, parent = tmpdir(), traced 
   return inOwnFolder(parent, (dir, env) => {
     const result = spawnSync(python, [REFERENCE_PATH, ...(traced ? [] : ['--untraced'])], {
       env,
-      input: JSON.stringify(referenceRequest(request, join(dir, request.root))),
+      input: JSON.stringify({ ...request, root: join(dir, request.root) }),
       encoding: 'utf8',
       maxBuffer: 512 * 1024 * 1024,
       timeout: 60_000,
@@ -306,7 +302,7 @@ export function cpythonHost(options: { parent?: string; python?: string } = {}):
       return traceOf(request, trace as Trace);
     },
     async reference(request, traced = true) {
-      const [run] = await jobs(request, [{ op: 'reference', request: referenceRequest(request), traced }]);
+      const [run] = await jobs(request, [{ op: 'reference', request, traced }]);
       return referenceOf(run as ReferenceRun);
     },
     async forget(root) {
@@ -320,7 +316,7 @@ export function cpythonHost(options: { parent?: string; python?: string } = {}):
     async both(request) {
       const [trace, reference] = await jobs(request, [
         { op: 'run', request },
-        { op: 'reference', request: referenceRequest(request), traced: true },
+        { op: 'reference', traced: true }, // the same request: CPython takes the one of the job before
       ]);
       return { trace: traceOf(request, trace as Trace), reference: referenceOf(reference as ReferenceRun) };
     },

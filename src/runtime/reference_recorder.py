@@ -127,12 +127,13 @@ class Values:
         return out
 
 
-def left_normally(frame):
-    """Python 3.11: did the frame leave through a return or a yield (not an exception)?"""
-    for ins in dis.get_instructions(frame.f_code):
-        if ins.offset == frame.f_lasti:
-            return ins.opname in ("RETURN_VALUE", "RETURN_CONST", "YIELD_VALUE")
-    return True
+def left_normally(frame, known):
+    """Python 3.11: did the frame leave through a return or a yield (not an exception)? `known`:
+    the answers so far in this run, by code object and instruction."""
+    key = (frame.f_code, frame.f_lasti)
+    if key not in known:
+        known[key] = next((ins.opname in ("RETURN_VALUE", "RETURN_CONST", "YIELD_VALUE") for ins in dis.get_instructions(frame.f_code) if ins.offset == frame.f_lasti), True)
+    return known[key]
 
 
 def write(path, text):
@@ -164,7 +165,7 @@ def record(request_json, traced=True):
     # the target (0) and the callees (1, 2, ...): a callee's frames are recorded under the target's
     wanted = [(root + t["file"], t["symbol"].split(".")[-1], t.get("firstLine", 0), t.get("lastLine", 10**9)) for t in [request["target"]] + request.get("callees", [])]
     values = Values(limits)
-    steps, live, returned, last_raised = [], [], {}, {}
+    steps, live, returned, last_raised, exits = [], [], {}, {}, {}
     out_of_steps = request.get("limits", {}).get("maxSteps", 100_000)
 
     def safe(x):
@@ -189,7 +190,7 @@ def record(request_json, traced=True):
             step["raised"] = last_raised[id(frame)] = type(arg[1]).__name__
         if event == "return":
             live.remove(frame)
-            if hasattr(sys, "monitoring") or left_normally(frame):
+            if hasattr(sys, "monitoring") or left_normally(frame, exits):
                 step["value"] = safe(arg)
                 returned[id(frame)] = step
             else:  # Python 3.11: the exception in flight is the last one raised in the frame

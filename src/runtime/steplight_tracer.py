@@ -10,12 +10,12 @@ import importlib.util
 import json
 import os
 import signal
+import stat
 import sys
 import threading
 import time
 import traceback
 import types
-import zlib
 from itertools import chain, islice
 from operator import attrgetter, is_
 
@@ -992,9 +992,8 @@ def restore_files(tops, files):
             if read_bytes(path) == data:
                 continue
         except OSError:
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "wb") as handle:
-            handle.write(data)
+            remove_any(path)  # a link, a FIFO or a folder where the file was
+        write_bytes(path, data)
         changed += 1
     return changed
 
@@ -1040,24 +1039,36 @@ def hide():
 
 
 class LessonFolders:
-    """The lessons' folders: their files as the runner wrote them and the bytecode it compiled.
-    Runs do not write bytecode; after a run any other file in any lesson folder is removed, so one
-    lesson cannot plant files or bytecode for another (or for its own next run)."""
+    """The lessons' folders: their files as the runner wrote them and the bytecode it compiled, each
+    known by its size, time, mode and bytes. Runs do not write bytecode; after a run any other file
+    in any lesson folder is removed, and any known one that is not as it was, so one lesson cannot
+    plant files or bytecode for another (or for its own next run). Every module is compiled when it
+    is written, so every run of a lesson, its first included, finds the same folder."""
 
     def __init__(self):
-        self.known = {}  # path -> (size, mtime_ns, crc of a .pyc)
+        self.known = {}  # path -> state(path) as the runner left it
         self.tops = set()  # the top folders lessons live under (e.g. /steplight)
         self.top = None  # set by a host that keeps every lesson under one folder of its own (serve)
 
     @staticmethod
-    def state(path):
-        info = os.stat(path)
-        return info.st_size, info.st_mtime_ns, zlib.crc32(read_bytes(path)) if path.endswith(".pyc") else 0
+    def state(path, was=None):
+        """(size, mtime, mode, bytes) of a regular file, not followed through a link; None if there
+        is none. Given what it `was`, None as soon as its size, time or kind differ (nothing read)."""
+        try:
+            fd = os.open(path, os.O_RDONLY | OPEN_PLAIN)  # a FIFO would block the open, a link lead elsewhere
+        except OSError:
+            return None
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode) or (was is not None and (info.st_size, info.st_mtime_ns, info.st_mode) != was[:3]):
+                return None
+            return info.st_size, info.st_mtime_ns, info.st_mode, read_fd(fd)
+        finally:
+            os.close(fd)
 
     def prepare(self, root, files):
-        """Write the lesson's files and compile them (outside any run)."""
-        import py_compile
-
+        """Write the lesson's files that are not there as given, and compile its modules (outside
+        any run: every sweep since the last run checked the known ones)."""
         if self.top is not None and not root.startswith(self.top + "/"):
             raise ValueError("lesson root %s is outside %s, the folder this host keeps lessons in" % (root, self.top))
         if self.top is None and sys.platform != "emscripten":
@@ -1066,22 +1077,41 @@ class LessonFolders:
         else:  # the host's folder, or (Pyodide's file system is the page's own) the top folder
             top = self.top or "/" + root.strip("/").split("/")[0]
         self.tops.add(top)
-        write_files(root, files)
-        for rel in files:
+        for rel, text in files.items():
             path = os.path.join(root, rel)
-            self.known[path] = self.state(path)
-            if not rel.endswith(".py"):
-                continue
+            data = text.encode("utf-8")
+            known = self.known.get(path)
+            if known is None or known[3] != data:
+                self.write(path, data)
+            if rel.endswith(".py"):
+                self.compile(path)
+
+    def write(self, path, data):
+        write_bytes(path, data)
+        self.known[path] = self.state(path)
+        if path.endswith(".py"):  # same size, same second: its old bytecode would still look valid
             cached = importlib.util.cache_from_source(path)
-            # compiled by the runner and checked by every sweep since; write_files removes it when
-            # the source changed, and then it is compiled again here
-            if cached in self.known and os.path.exists(cached):
-                continue
+            self.known.pop(cached, None)
             try:
+                os.remove(cached)
+            except OSError:
+                pass
+
+    def compile(self, path):
+        """The module's bytecode, from its file as the runner wrote it (once: kept while it is)."""
+        import py_compile
+        import warnings
+
+        cached = importlib.util.cache_from_source(path)
+        if cached in self.known or path not in self.known or self.state(path) != self.known[path]:
+            return
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # a run's import shows them, as Python would
                 py_compile.compile(path, cfile=cached, doraise=True)
-                self.known[cached] = self.state(cached)
-            except py_compile.PyCompileError:
-                pass  # the run reports it
+            self.known[cached] = self.state(cached)
+        except py_compile.PyCompileError:
+            pass  # the run reports it
 
     def sweep(self):
         """Remove every file and folder under the lessons' top folders that the runner did not write,
@@ -1090,6 +1120,14 @@ class LessonFolders:
         import shutil
 
         removed = 0
+        for path, was in list(self.known.items()):
+            if self.state(path, was) != was:
+                del self.known[path]
+                removed += 1
+                try:
+                    os.remove(path)
+                except OSError:
+                    pass  # gone, or a folder now: the walk below removes it
         own = os.path.dirname(os.path.abspath(__file__))
         folders = set()  # the folders the runner's files are in, and theirs
         for path in self.known:
@@ -1112,9 +1150,8 @@ class LessonFolders:
                         elif path != own:
                             shutil.rmtree(path)
                             removed += 1
-                    elif path not in self.known or self.known[path] != self.state(path):
+                    elif path not in self.known:
                         os.remove(path)
-                        self.known.pop(path, None)
                         removed += 1
                 except OSError:
                     pass
@@ -1135,17 +1172,55 @@ LESSONS = LessonFolders()
 
 
 def read_bytes(path):
-    """A file's bytes, through the operating system's calls alone (a third of the cost of open())."""
-    fd = os.open(path, os.O_RDONLY)
+    """A regular file's bytes, through the operating system's calls alone (a third of the cost of
+    open()); OSError for anything else (a link, a FIFO, a folder)."""
+    fd = os.open(path, os.O_RDONLY | OPEN_PLAIN)
     try:
-        chunks = []
-        while True:
-            chunk = os.read(fd, 1 << 20)
-            if not chunk:
-                return b"".join(chunks)
-            chunks.append(chunk)
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError("not a regular file: %s" % path)
+        return read_fd(fd)
     finally:
         os.close(fd)
+
+
+def write_bytes(path, data):
+    """Write a regular file (its folders made), never through a link or into a FIFO."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | OPEN_PLAIN, 0o644)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError("not a regular file: %s" % path)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
+
+
+def remove_any(path):
+    """Remove what is at `path`, whatever it is (a file, a link, a FIFO, a folder); nothing if none."""
+    import shutil
+
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        try:
+            os.remove(path)
+        except OSError:
+            pass
+
+
+def read_fd(fd):
+    chunks = []
+    while True:
+        chunk = os.read(fd, 1 << 20)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+
+
+# opening a lesson's file: never through a link, and never waiting (on a FIFO a run left there)
+OPEN_PLAIN = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
 
 
 def hosted(root):
@@ -1160,9 +1235,10 @@ def forget(root):
 
 
 def purge_modules(root):
+    """Drop the lesson's modules (those whose file is under `root`)."""
     for name, module in list(sys.modules.items()):
-        location = getattr(module, "__file__", None) or ""
-        if location.startswith(root):
+        location = getattr(module, "__file__", None)
+        if type(location) is str and location.startswith(root):  # a str: no lesson code runs here
             del sys.modules[name]
 
 
@@ -1191,29 +1267,12 @@ def lesson_frames(tb, root):
     ]
 
 
-def write_files(root, files):
-    """Write the lesson's files; an unchanged file is left alone, so its cached bytecode stays valid."""
-    for rel, text in files.items():
-        path = os.path.join(root, rel)
-        data = text.encode("utf-8")
-        try:
-            if read_bytes(path) == data:
-                continue
-        except OSError:
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "wb") as handle:
-            handle.write(data)
-        if path.endswith(".py"):
-            try:  # same size, same second: the old bytecode would still look valid
-                os.remove(importlib.util.cache_from_source(path))
-            except OSError:
-                pass
-
-
 def prepare(request_json):
-    """Write a lesson's files and compile its modules to bytecode ahead of its first run."""
+    """Write a lesson's files and compile its modules, ahead of its first run."""
+    if STATE.dirty:
+        clean()  # the folders are checked first: what is known of them holds only after a sweep
     request = json_loads(request_json)
-    LESSONS.prepare(request["root"].rstrip("/") + "/", request["files"])
+    uninterrupted(LESSONS.prepare, request["root"].rstrip("/") + "/", request["files"])
 
 
 def uninterrupted(action, *args):
@@ -1323,7 +1382,7 @@ def run(request_json, ascii=False):
 
 
 def begin(request_json):
-    request = json_loads(request_json)
+    request = json_loads(request_json) if type(request_json) is str else request_json
     limits = dict(DEFAULT_LIMITS, **request.get("limits", {}))
     root = request["root"].rstrip("/") + "/"
     target = request["target"]
@@ -1497,7 +1556,7 @@ def serve(folder):
     and lessons, TMPDIR and HOME live in `folder` (lessons/, tmp/, home/), the only place a run's files
     are swept from. A request is a list of jobs, answered by the list of their results: {"op": "run",
     "request": …} gives a trace; {"op": "reference", "request": …, "traced": bool} the independent
-    reference recorder's run; {"op": "forget", "root": …} removes a lesson's folder; {"op": "symbols",
+    reference recorder's run (a job with no request takes the one of the job before it); {"op": "forget", "root": …} removes a lesson's folder; {"op": "symbols",
     "blocks": …} gives symbol_ranges(blocks). Lesson code cannot reach the protocol: file descriptors 0 and 1 point to
     /dev/null."""
     requests = os.fdopen(os.dup(0), "r", encoding="utf-8")
@@ -1516,16 +1575,20 @@ def serve(folder):
     settle()
     dog = Watchdog()
     for line in requests:
-        outs = [job_result(dog, job, reference_recorder) for job in json_loads(line)]
+        outs = []
+        request = None
+        for job in json_loads(line):
+            request = job.get("request", request)  # a job without one: the request of the job before
+            outs.append(job_result(dog, job, request, reference_recorder))
         uninterrupted(lambda: (results.write("[%s]\n" % ",".join(outs)), results.flush()))
 
 
-def job_result(dog, job, reference_recorder):
+def job_result(dog, job, request, reference_recorder):
     if job["op"] == "forget":
         return forget(job["root"]) or "null"
     if job["op"] == "symbols":
         return json_dumps(symbol_ranges(job["blocks"]))
-    return answer(dog, job["op"], job["request"], job.get("traced", True), reference_recorder)
+    return answer(dog, job["op"], request, job.get("traced", True), reference_recorder)
 
 
 def symbol_ranges(blocks):
@@ -1552,14 +1615,13 @@ def symbol_ranges(blocks):
 def answer(dog, op, request, traced, reference_recorder):
     """One job of serve(): a run ("run") or the reference recorder's run ("reference") of a request,
     under the watchdog, and Python brought back to the baseline afterwards."""
-    request["root"] = hosted(request["root"])
+    request = dict(request, root=hosted(request["root"]))
     limits = dict(DEFAULT_LIMITS, **request.get("limits", {}))
-    if op == "reference":  # its folder written and compiled ahead, as for a run: kept between runs
-        LESSONS.prepare(request["root"].rstrip("/") + "/", request["files"])
-    request_json = json_dumps(request)
+    if op == "reference":  # its files written as for a run (the same folder: kept between runs)
+        uninterrupted(LESSONS.prepare, request["root"].rstrip("/") + "/", request["files"])
     dog.arm(limits["timeoutMs"] / 1000 + 0.5)
     try:
-        out = contained(reference_recorder.record, request_json, traced) if op == "reference" else run(request_json, ascii=True)
+        out = contained(reference_recorder.record, json_dumps(request), traced) if op == "reference" else run(request, ascii=True)
     except KeyboardInterrupt:  # the host's interrupt after the run had ended, before the disarm
         out = json_dumps({"error": stop_error("time", limits), "lost": True})
     finally:

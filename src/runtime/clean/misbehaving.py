@@ -98,6 +98,43 @@ def plant_folders():
     return sorted(os.listdir(here))
 
 
+def tamper_source():
+    """The ordinary lesson's own module, changed where a check of size and time would not see it:
+    the same length, its old time put back, its bytecode gone (so the next import would compile the
+    change) and a FIFO in its place (an import that opened it would wait forever)."""
+    import importlib.util
+
+    source = os.path.join(LESSONS, "ordinary", "ordinary.py")
+    info = os.stat(source)
+    with open(source, "rb") as handle:
+        text = handle.read()
+    with open(source, "wb") as handle:
+        handle.write(text.replace(b"twin is data", b"twin == data"))
+    os.utime(source, ns=(info.st_atime_ns, info.st_mtime_ns))
+    cached = importlib.util.cache_from_source(source)
+    os.remove(cached)
+    try:
+        os.mkfifo(cached)
+    except (AttributeError, OSError):  # no FIFOs here (Pyodide)
+        pass
+    return os.stat(source).st_size == info.st_size
+
+
+def link_source():
+    """The ordinary lesson's module and a file the baseline knows replaced by links to forged ones."""
+    forged = os.path.join(tempfile.gettempdir(), "forged.py")
+    with open(forged, "w") as handle:
+        handle.write("def ordinary(data):\n    return 'forged'\n\ndef fingerprint():\n    return {}\n")
+    source = os.path.join(LESSONS, "ordinary", "ordinary.py")
+    os.remove(source)
+    os.symlink(forged, source)
+    runtime = "/steplight/runtime/reference_recorder.py"
+    if os.path.exists(runtime):
+        os.remove(runtime)
+        os.symlink(forged, runtime)
+    return os.path.islink(source)
+
+
 def rename_attribute():
     """The same number of names and the same values in json's namespace; one name differs."""
     json.forged_dumps = json.__dict__.pop("dumps")
