@@ -53,6 +53,12 @@ export async function serveStatic(routes: Record<string, string | { html: string
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    // The page may still hold keep-alive connections (or a download in flight): drop them, or
+    // close() would wait for the browser to let go.
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }

@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cpythonHost, cpythonRun, nodeRunner, type NodeRunner } from '../runtime/node';
-import { buildRequest } from '../runtime/request';
+import { once, pyodideThread } from '../runtime/pyodide-thread';
+import { buildRequest, lessonRoot } from '../runtime/request';
+import type { RunRequest } from '../trace/types';
 import { checkLessons } from './check';
 import { checkInParallel, jobsFor } from './parallel';
 import { watchLessons } from './watch';
@@ -135,6 +137,45 @@ describe('one CPython for the whole check', () => {
       expect(host.started).toBe(1);
     } finally {
       await host.close();
+    }
+  });
+});
+
+describe('Pyodide in a thread of its own (the script\'s check)', () => {
+  it('gives the same lines as Pyodide in this thread, the check starting while it is still starting', async () => {
+    const scenarios = ['a', 'b', 'c'].map((id, i) => `      - {id: ${id}, label: ${id}, inputs: {n: ${i}}, expect: {outcome: ${i + 1}}}\n`).join('');
+    const files = { 'm.py': 'import sys\ndef f(n):\n    where = sys.platform\n    return n + 1\n', 'h.py': 'from m import f\noutcome = f(n)\n' };
+    const dirs = [lessonDir(yaml(scenarios), files, 'l1-right'), lessonDir(yaml(scenarios), { ...files, 'm.py': 'def f(n):\n    return n\n' }, 'l2-wrong')];
+    const here: string[] = [];
+    const expected = await checkLessons(dirs, pyodide, (line) => here.push(line));
+    const there: string[] = [];
+    const thread = once(pyodideThread()); // not ready yet: CPython begins meanwhile
+    try {
+      const result = await checkLessons(dirs, thread, (line) => there.push(line));
+      expect(there).toEqual(here);
+      expect(result).toMatchObject({ passed: expected.passed, failed: expected.failed, scenarios: 6 });
+      expect(expected).toMatchObject({ passed: 6, failed: 6 });
+    } finally {
+      await thread.close();
+    }
+    await expect(thread.forget(lessonRoot('l1-right'))).rejects.toThrow('this Pyodide thread was closed');
+  });
+
+  it('answers as the runner in this thread does: a run that fails, a request Python throws on, then runs again', async () => {
+    const request = (harness: string, files: Record<string, string> | null = { 'm.py': 'def f():\n    return 1\n' }) =>
+      ({ root: lessonRoot('thread-demo'), files, target: { file: 'm.py', symbol: 'f' }, harness: { file: 'h.py', code: harness } }) as RunRequest;
+    const thread = await pyodideThread();
+    try {
+      const broken = request('from m import f\noutcome = f(\n');
+      const [here, there] = [pyodide.run(broken), await thread.run(broken)];
+      expect(there.error).toMatchObject({ type: 'SyntaxError' });
+      expect(there.error).toEqual(here.error);
+      const unreadable = request('outcome = 1\n', null); // the reference recorder reads request.files: Python raises
+      expect(() => pyodide.reference(unreadable)).toThrow(/AttributeError/);
+      await expect(thread.reference(unreadable)).rejects.toThrow(/AttributeError/);
+      expect((await thread.run(request('from m import f\noutcome = f()\n'))).outcome).toMatchObject({ t: 'int', v: 1 });
+    } finally {
+      await thread.close();
     }
   });
 });

@@ -1,5 +1,6 @@
 /** lessons:check as a function (Node only): the script, the unit tests and the bench call it. */
-import { cpythonHost, type CpythonHost, type NodeRunner } from '../runtime/node';
+import { cpythonHost, type CpythonHost } from '../runtime/node';
+import type { CheckPyodide } from '../runtime/pyodide-thread';
 import { lessonRoot } from '../runtime/request';
 import { compareWithReference, type ReferenceRun } from '../trace/reference';
 import type { RunRequest, Trace } from '../trace/types';
@@ -38,9 +39,9 @@ export interface CheckResult {
  * and Pyodide against its expect and the independent reference recorder. Prints one line per
  * scenario run (`log`); an error that every run of a lesson shares (a syntax error, a bad import) is
  * reported once. One CPython serves every run (given, or started here and closed at the end); it
- * works on a scenario while Pyodide, in this process, runs the same scenario.
+ * works on a lesson's scenarios while Pyodide (in this thread, or in a thread of its own) runs them.
  */
-export async function checkLessons(dirs: string[], pyodide: NodeRunner, log: (line: string) => void = console.log, cpython?: CpythonHost): Promise<CheckResult> {
+export async function checkLessons(dirs: string[], pyodide: CheckPyodide, log: (line: string) => void = console.log, cpython?: CpythonHost): Promise<CheckResult> {
   const host = cpython ?? cpythonHost();
   try {
     return await checkWith(dirs, pyodide, host, log);
@@ -53,13 +54,13 @@ export async function checkLessons(dirs: string[], pyodide: NodeRunner, log: (li
 interface Asked {
   lesson: Lesson;
   problems: Promise<string[]>;
-  runs: { widget: Widget; scenario: Widget['scenarios'][number]; request: RunRequest; onCpython: Promise<Settled<{ trace: Trace; reference: () => ReferenceRun }>> }[];
+  runs: { widget: Widget; scenario: Widget['scenarios'][number]; request: RunRequest; onCpython: Promise<Settled<Ran>> }[];
 }
 
 /**
  * Load a lesson and ask CPython everything about it at once: where its symbols are, all its runs,
- * then to forget it. CPython takes them one after another, while Pyodide, in this thread, works on
- * the lesson before (so CPython never waits between lessons) and then on this one.
+ * then to forget it. CPython takes them one after another, while Pyodide works on a lesson before
+ * (so CPython never waits between lessons) and then on this one.
  */
 function ask(dir: string, cpython: CpythonHost): Asked | { dir: string; error: Error } {
   let lesson: Lesson;
@@ -81,7 +82,13 @@ function ask(dir: string, cpython: CpythonHost): Asked | { dir: string; error: E
   return { lesson, problems, runs };
 }
 
-async function checkWith(dirs: string[], pyodide: NodeRunner, cpython: CpythonHost, log: (line: string) => void): Promise<CheckResult> {
+/** How many scenarios CPython may run ahead of the comparisons (their traces wait in memory). */
+const AHEAD = 160;
+
+/** A run's trace, and how to get the reference recorder's run of the same request in that runtime. */
+type Ran = { trace: Trace; reference: () => ReferenceRun | Promise<ReferenceRun> };
+
+async function checkWith(dirs: string[], pyodide: CheckPyodide, cpython: CpythonHost, log: (line: string) => void): Promise<CheckResult> {
   let failures = 0;
   let passed = 0;
   let warnings = 0;
@@ -92,10 +99,14 @@ async function checkWith(dirs: string[], pyodide: NodeRunner, cpython: CpythonHo
     failures++;
     log(`FAIL ${where}: ${problem}`);
   };
-  let next = dirs.length ? ask(dirs[0]!, cpython) : null;
+  // lessons asked of CPython and not compared yet: always the next one, and more while few
+  // scenarios wait (so CPython keeps working while Pyodide starts, or runs a long lesson)
+  const ahead: ReturnType<typeof ask>[] = [];
+  let toAsk = 0;
+  const waiting = () => ahead.reduce((n, a) => n + ('runs' in a ? a.runs.length : 0), 0);
   for (let i = 0; i < dirs.length; i++) {
-    const asked = next!;
-    next = i + 1 < dirs.length ? ask(dirs[i + 1]!, cpython) : null;
+    while (toAsk < dirs.length && (ahead.length < 2 || waiting() < AHEAD)) ahead.push(ask(dirs[toAsk++]!, cpython));
+    const asked = ahead.shift()!;
     if ('error' in asked) {
       fail(asked.dir, asked.error.message);
       continue;
@@ -103,20 +114,23 @@ async function checkWith(dirs: string[], pyodide: NodeRunner, cpython: CpythonHo
     const { lesson, runs } = asked;
     for (const problem of await asked.problems) fail(lesson.id, problem);
     const repeated = new Map<string, number>(); // a shared error -> how many more runs hit it
-    for (const { widget, scenario, request, onCpython } of runs) {
+    // every run asked at once: a Pyodide in a thread of its own works through them while this
+    // thread compares the ones before (in this thread, they run one after another right here)
+    const onPyodide = runs.map(({ request }) => settle(Promise.resolve().then(async (): Promise<Ran> => ({ trace: await pyodide.run(request), reference: () => pyodide.reference(request) }))));
+    for (const [k, { widget, scenario, onCpython }] of runs.entries()) {
       if (!Object.keys(scenario.expect).length) {
         warnings++;
         log(`warn ${lesson.id}/${widget.id}#${scenario.id}: no expect, so the scenario is run but nothing is checked (add expect: {outcome: …})`);
       }
       // a reference run is only compared when the trace has steps
-      const onPyodide = await settle(Promise.resolve().then(() => ({ trace: pyodide.run(request), reference: () => pyodide.reference(request) })));
+      const onThisPyodide = await onPyodide[k]!;
       scenarios++;
-      if ('value' in onPyodide) runMs += onPyodide.value.trace.stats.durationMs;
+      if ('value' in onThisPyodide) runMs += onThisPyodide.value.trace.stats.durationMs;
       /** CPython's trace, once it has agreed with the reference recorder there. */
       let vouched: Trace | null = null;
       for (const [engine, outcome] of [
         ['cpython', await onCpython],
-        ['pyodide', onPyodide],
+        ['pyodide', onThisPyodide],
       ] as const) {
         const where = `${lesson.id}/${widget.id}#${scenario.id} (${engine})`;
         if ('error' in outcome) {
@@ -138,7 +152,7 @@ async function checkWith(dirs: string[], pyodide: NodeRunner, cpython: CpythonHo
           // then the traces would differ too (README, design notes)
           if (engine === 'pyodide' && vouched && sameRun(trace, vouched)) agreed = ', the same trace as CPython';
           else {
-            const mismatch = compareWithReference(trace, outcome.value.reference());
+            const mismatch = compareWithReference(trace, await outcome.value.reference());
             if (mismatch) problems.push(`the trace disagrees with the independent reference recorder: ${mismatch} (please report this: the recorder is wrong)`);
             else if (engine === 'cpython') vouched = trace;
           }
@@ -154,7 +168,7 @@ async function checkWith(dirs: string[], pyodide: NodeRunner, cpython: CpythonHo
       }
     }
     for (const [error, more] of repeated) if (more) log(`FAIL ${lesson.id}: ${more} more runs failed with the same ${error}`);
-    pyodide.forget(lessonRoot(lesson.id)); // as CPython was asked to
+    await pyodide.forget(lessonRoot(lesson.id)); // as CPython was asked to
   }
   return { passed, failed: failures, warnings, scenarios, checkMs: performance.now() - started, runMs };
 }

@@ -4,7 +4,7 @@
  * the lessons' order, whichever worker checked it. Node only.
  */
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import { tsWorker } from '../runtime/ts-worker';
 import type { CheckResult } from './check';
 
 /** What a worker says: ready (Python started), or a lesson done (its lines and counts). */
@@ -31,9 +31,6 @@ export function jobsFor(lessons: number, scenarios: () => number, asked = Number
   return Math.max(1, Math.min(jobs, lessons));
 }
 
-/** The worker's code is TypeScript: loaded through tsx, as the script that starts it. */
-const WORKER = `import('tsx/esm/api').then(({ tsImport }) => tsImport(${JSON.stringify(new URL('./check-worker.ts', import.meta.url).href)}, ${JSON.stringify(import.meta.url)}))`;
-
 const FAILED: CheckResult = { passed: 0, failed: 1, warnings: 0, scenarios: 0, checkMs: 0, runMs: 0 };
 
 export async function checkInParallel(dirs: string[], jobs: number, log: (line: string) => void = console.log): Promise<ParallelResult> {
@@ -51,7 +48,7 @@ export async function checkInParallel(dirs: string[], jobs: number, log: (line: 
   };
   const work = () =>
     new Promise<void>((resolve) => {
-      const worker = new Worker(WORKER, { eval: true });
+      const worker = tsWorker(new URL('./check-worker.ts', import.meta.url));
       let current = -1; // the lesson this worker is checking
       let stopped = 'it stopped';
       const give = () => {

@@ -5,7 +5,8 @@
  */
 import { watch, type FSWatcher } from 'node:fs';
 import { basename } from 'node:path';
-import type { CpythonHost, NodeRunner } from '../runtime/node';
+import type { CpythonHost } from '../runtime/node';
+import type { CheckPyodide } from '../runtime/pyodide-thread';
 import { checkLessons } from './check';
 
 /** Files whose saving means nothing for the lesson: bytecode, editors' swap and backup files. */
@@ -18,7 +19,7 @@ export interface Watching {
 }
 
 /** Watch the lessons at `dirs`; a save re-checks its lesson after `quietMs` without another save. */
-export function watchLessons(dirs: string[], pyodide: NodeRunner, cpython: CpythonHost, log: (line: string) => void = console.log, quietMs = 200): Watching {
+export function watchLessons(dirs: string[], pyodide: CheckPyodide, cpython: CpythonHost, log: (line: string) => void = console.log, quietMs = 200): Watching {
   const due = new Set<string>();
   let timer: NodeJS.Timeout | undefined;
   let queue = Promise.resolve();

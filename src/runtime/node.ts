@@ -62,7 +62,7 @@ export interface NodeRunner extends Runner {
   readonly runs: { last: number; interrupted: number };
   /** The same request under the independent reference recorder (or with no tracer at all), in this Pyodide. */
   reference(request: RunRequest, traced?: boolean): ReferenceRun;
-  /** Done with the lesson at this root: its folder (and the reference recorder's copy) is removed. */
+  /** Done with the lesson at this root: its folder is removed. */
   forget(root: string): void;
 }
 
