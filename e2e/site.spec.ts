@@ -51,6 +51,8 @@ for (const browserLang of ['zh-CN', 'en-US']) {
       const errors: string[] = [];
       page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
       page.on('pageerror', (e) => errors.push(e.message));
+      const workers: string[] = [];
+      page.on('worker', (w) => workers.push(w.url()));
       await page.goto(url);
       await expect(page.locator('html')).toHaveAttribute('lang', lang);
       await expect(page.locator('h1')).toContainText(heading);
@@ -59,6 +61,8 @@ for (const browserLang of ['zh-CN', 'en-US']) {
       await page.waitForTimeout(500); // hydration has happened by now; any mismatch would have been logged
       expect(errors.filter((e) => /hydrat|#418|#423|#425/i.test(e))).toEqual([]);
       expect(page.url()).not.toContain('lang=');
+      // a page that sends the reader to the other locale starts no Python of its own first
+      expect(workers.filter((w) => /\/assets\/worker-[^/]*\.js$/.test(w))).toHaveLength(1);
       await context.close();
     });
   }

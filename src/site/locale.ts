@@ -21,6 +21,13 @@ export function splitPath(pathname: string, base: string): { locale: Locale; pat
 /** The address of `path` (inside the site) in `locale`. */
 export const pathFor = (locale: Locale, path: string, base: string) => `${base}${prefix(locale)}${path}`;
 
+/** The other locale's page when `?lang=` asks for it (the page must be left before it starts anything), else null. */
+export function otherLocalePage(location: { pathname: string; search: string; hash: string; href: string }, base: string): string | null {
+  const redirect = langRedirect(location, base);
+  if (!redirect || redirect === `${location.pathname}${location.hash}`) return null;
+  return splitPath(new URL(redirect, location.href).pathname, base).locale !== splitPath(location.pathname, base).locale ? redirect : null;
+}
+
 /** `?lang=` from older links: the address to go to instead, or null when the path already says it. */
 export function langRedirect(location: { pathname: string; search: string; hash: string }, base: string): string | null {
   const params = new URLSearchParams(location.search);

@@ -1,7 +1,14 @@
-import { EditorState } from '@codemirror/state';
-import { EditorView } from '@codemirror/view';
+import type { EditorView } from '@codemirror/view';
 import { useEffect, useRef, useState } from 'react';
-import { codeView, scrollToLine, setMarks, type Marks } from './codeview';
+import type { Marks } from './codeview';
+
+/**
+ * CodeMirror (with the Python grammar) is a module of its own, loaded and evaluated when the first
+ * pane asks: until then the pane shows its listing, and the page's own code starts without it.
+ */
+type CodeView = typeof import('./codeview');
+let loading: Promise<CodeView> | null = null;
+const codeViewModule = () => (loading ??= import('./codeview'));
 
 interface Props {
   code: string;
@@ -21,22 +28,36 @@ export function CodePane({ code, firstLine, label, marks, toggle, coveredTop }: 
   const toggleRef = useRef(toggle);
   toggleRef.current = toggle;
 
+  // Each editor is made in a task of its own, after the commit that placed its listing: a page's
+  // editors made in one go held the main thread for 200+ ms while the page loaded.
+  const cm = useRef<CodeView | null>(null);
   useEffect(() => {
-    const editor = new EditorView({
-      parent: host.current!,
-      state: EditorState.create({ doc: code, extensions: codeView({ firstLine, label, toggle: (line) => toggleRef.current(line) }) }),
+    let editor: EditorView | null = null;
+    let gone = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    void codeViewModule().then((module) => {
+      if (gone) return;
+      timer = setTimeout(() => {
+        cm.current = module;
+        editor = view.current = module.openEditor(host.current!, code, { firstLine, label, toggle: (line) => toggleRef.current(line) });
+        setMounted(true);
+      });
     });
-    view.current = editor;
-    setMounted(true);
-    return () => editor.destroy();
+    return () => {
+      gone = true;
+      clearTimeout(timer);
+      editor?.destroy();
+      view.current = null;
+      setMounted(false); // the listing again until the next editor is made (and then the marks)
+    };
   }, [code, firstLine, label]);
 
   useEffect(() => {
     const editor = view.current;
-    if (!editor) return;
-    editor.dispatch({ effects: setMarks.of(marks) });
-    if (marks.current !== undefined) scrollToLine(editor, marks.current, firstLine, coveredTop?.() ?? 0);
-  }, [marks.breakpoints.join(','), marks.current, marks.previous, marks.atBreakpoint, String(marks.counts), String(marks.onlyHere), String(marks.onlyThere), firstLine, code]);
+    if (!editor || !cm.current) return;
+    editor.dispatch({ effects: cm.current.setMarks.of(marks) });
+    if (marks.current !== undefined) cm.current.scrollToLine(editor, marks.current, firstLine, coveredTop?.() ?? 0);
+  }, [marks.breakpoints.join(','), marks.current, marks.previous, marks.atBreakpoint, String(marks.counts), String(marks.onlyHere), String(marks.onlyThere), firstLine, code, mounted]);
 
   // Before the editor mounts (and in prerendered HTML) the code is a plain listing.
   return (

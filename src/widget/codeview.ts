@@ -228,3 +228,8 @@ export function scrollToLine(view: EditorView, fileLine: number, firstLine: numb
   }
   view.dispatch({ effects: EditorView.scrollIntoView(line.from, { y: 'nearest' }) });
 }
+
+/** A read-only code view of `code` in `parent` (CodePane loads this module, and CodeMirror, on its own). */
+export function openEditor(parent: HTMLElement, code: string, options: Parameters<typeof codeView>[0]): EditorView {
+  return new EditorView({ parent, state: EditorState.create({ doc: code, extensions: codeView(options) }) });
+}
