@@ -136,6 +136,14 @@ test('accessibility: axe finds no violations on the lesson pages and the index',
       const results = await new AxeBuilder({ page }).analyze();
       expect(results.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
     }
+  // also before the code view has loaded (here: never), when each pane shows its listing
+  await page.route(/\/assets\/codeview-[^/]*\.js$/, (route) => route.abort());
+  await page.goto(at(HOOKS, 'zh'));
+  await expect(page.locator('.sl-static-code')).toHaveCount(3);
+  await expect(page.locator('.sl-status').first()).toHaveAttribute('data-engine', /.+/);
+  const listings = await new AxeBuilder({ page }).analyze();
+  expect(listings.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+  await page.unroute(/\/assets\/codeview-[^/]*\.js$/);
   // also while paused (in Chinese), with panels and values on screen
   await openLesson(page, HOOKS, 'zh');
   const w = widget(page, 'run_hooks');

@@ -8,7 +8,11 @@ import type { Marks } from './codeview';
  */
 type CodeView = typeof import('./codeview');
 let loading: Promise<CodeView> | null = null;
-const codeViewModule = () => (loading ??= import('./codeview'));
+const codeViewModule = () =>
+  (loading ??= import('./codeview').catch((error: unknown) => {
+    loading = null; // the next pane to mount tries again; this one keeps its listing
+    throw error;
+  }));
 
 interface Props {
   code: string;
@@ -42,7 +46,7 @@ export function CodePane({ code, firstLine, label, marks, toggle, coveredTop }: 
         editor = view.current = module.openEditor(host.current!, code, { firstLine, label, toggle: (line) => toggleRef.current(line) });
         setMounted(true);
       });
-    });
+    }, () => {}); // not loaded (offline?): the listing stays, readable
     return () => {
       gone = true;
       clearTimeout(timer);
@@ -64,7 +68,7 @@ export function CodePane({ code, firstLine, label, marks, toggle, coveredTop }: 
     <div className="sl-code">
       <div ref={host} />
       {!mounted && (
-        <pre className="sl-static-code" aria-label={label}>
+        <pre className="sl-static-code" aria-label={label} tabIndex={0 /* it scrolls sideways: keyboard readers too */}>
           {code.split('\n').map((text, i) => (
             <span key={i} className="sl-listing-line">
               <span className="sl-ln">{i + firstLine}</span>
