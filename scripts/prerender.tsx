@@ -20,7 +20,8 @@ const index = lessons.map(summarize);
 const manifest: Record<string, { file: string; imports?: string[]; css?: string[] }> = JSON.parse(readFileSync(join(dist, '.vite/manifest.json'), 'utf8'));
 
 /**
- * What a page fetches before it can hydrate (boot, its imports, the page's lesson), announced in the
+ * What a page fetches before it can hydrate (boot, its imports, the page's lesson; a lesson page also
+ * the code view its panes load right after), announced in the
  * head so the downloads start at once rather than one after the other; and its stylesheet, so the
  * prerendered page is styled from its first paint.
  */
@@ -36,6 +37,7 @@ function preloads(lessonId?: string): string {
   };
   visit('src/site/boot.tsx');
   if (lessonId) visit(`virtual:steplight/lesson/${lessonId}`);
+  if (lessonId) visit('src/widget/codeview.ts'); // its panes load the code view: fetched now, evaluated when they mount
   if (!scripts.size) throw new Error('prerender: the build manifest does not list src/site/boot.tsx; run `vite build` first');
   const missing = (file: string) => !template.includes(`href="${base}${file}"`); // the template's own preloads stay as they are
   return [...[...styles].filter(missing).map((file) => `<link rel="stylesheet" crossorigin href="${base}${file}">`), ...[...scripts].filter(missing).map((file) => `<link rel="modulepreload" crossorigin href="${base}${file}">`)].join('');
