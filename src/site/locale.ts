@@ -24,7 +24,7 @@ export const pathFor = (locale: Locale, path: string, base: string) => `${base}$
 /** The other locale's page when `?lang=` asks for it (the page must be left before it starts anything), else null. */
 export function otherLocalePage(location: { pathname: string; search: string; hash: string; href: string }, base: string): string | null {
   const redirect = langRedirect(location, base);
-  if (!redirect || redirect === `${location.pathname}${location.hash}`) return null;
+  if (!redirect) return null;
   return splitPath(new URL(redirect, location.href).pathname, base).locale !== splitPath(location.pathname, base).locale ? redirect : null;
 }
 

@@ -8,11 +8,16 @@ import type { Marks } from './codeview';
  */
 type CodeView = typeof import('./codeview');
 let loading: Promise<CodeView> | null = null;
+/** The module once loaded (what the marks are made with). */
+let loaded: CodeView | null = null;
 const codeViewModule = () =>
-  (loading ??= import('./codeview').catch((error: unknown) => {
-    loading = null; // the next pane to mount tries again; this one keeps its listing
-    throw error;
-  }));
+  (loading ??= import('./codeview').then(
+    (module) => (loaded = module),
+    (error: unknown) => {
+      loading = null; // the next pane to mount tries again; this one keeps its listing
+      throw error;
+    },
+  ));
 
 interface Props {
   code: string;
@@ -34,7 +39,6 @@ export function CodePane({ code, firstLine, label, marks, toggle, coveredTop }: 
 
   // Each editor is made in a task of its own, after the commit that placed its listing: a page's
   // editors made in one go held the main thread for 200+ ms while the page loaded.
-  const cm = useRef<CodeView | null>(null);
   useEffect(() => {
     let editor: EditorView | null = null;
     let gone = false;
@@ -42,7 +46,6 @@ export function CodePane({ code, firstLine, label, marks, toggle, coveredTop }: 
     void codeViewModule().then((module) => {
       if (gone) return;
       timer = setTimeout(() => {
-        cm.current = module;
         editor = view.current = module.openEditor(host.current!, code, { firstLine, label, toggle: (line) => toggleRef.current(line) });
         setMounted(true);
       });
@@ -58,9 +61,9 @@ export function CodePane({ code, firstLine, label, marks, toggle, coveredTop }: 
 
   useEffect(() => {
     const editor = view.current;
-    if (!editor || !cm.current) return;
-    editor.dispatch({ effects: cm.current.setMarks.of(marks) });
-    if (marks.current !== undefined) cm.current.scrollToLine(editor, marks.current, firstLine, coveredTop?.() ?? 0);
+    if (!editor || !loaded) return;
+    editor.dispatch({ effects: loaded.setMarks.of(marks) });
+    if (marks.current !== undefined) loaded.scrollToLine(editor, marks.current, firstLine, coveredTop?.() ?? 0);
   }, [marks.breakpoints.join(','), marks.current, marks.previous, marks.atBreakpoint, String(marks.counts), String(marks.onlyHere), String(marks.onlyThere), firstLine, code, mounted]);
 
   // Before the editor mounts (and in prerendered HTML) the code is a plain listing.
