@@ -4,16 +4,9 @@ import { messages } from '../widget/i18n';
 import { pointName, type EngineLike, type WidgetState, type WidgetStore } from '../widget/store';
 import { Widget } from '../widget/Widget';
 import { formatLink, parseLink, type Link } from './deeplink';
-import { htmlLang, pathFor, splitPath } from './locale';
+import { cleanPath, htmlLang, lessonIdOf, pathFor } from './locale';
 
 export type Route = { page: 'index' } | { page: 'lesson'; lesson: Lesson } | { page: 'broken'; lesson: LessonFailure } | { page: 'missing'; path: string };
-
-const cleanPath = (pathname: string, base: string) => splitPath(pathname, base).path.replace(/index\.html$/, '').replace(/\/+$/, '');
-
-/** The id of the lesson a path shows, if it is a lesson page. */
-export function lessonIdOf(pathname: string, base: string): string | undefined {
-  return /^lessons\/([A-Za-z0-9_-]+)$/.exec(cleanPath(pathname, base))?.[1];
-}
 
 /** The page for a path; `lessons` holds at least the lesson the path shows (if any). */
 export function route(pathname: string, base: string, lessons: (Lesson | LessonFailure)[]): Route {

@@ -3,15 +3,15 @@ import { createRoot, hydrateRoot, type Root } from 'react-dom/client';
 import { LESSON_EDITED } from '../lessons/edited';
 import { lessonIndex, loadLesson } from '../lessons/bundled';
 import { pageEngine } from '../runtime/client';
-import { App, lessonIdOf, route } from './App';
+import { staticEngine } from '../widget/store';
+import { App, route } from './App';
 import { parseLink } from './deeplink';
-import { htmlLang, langRedirect, splitPath } from './locale';
+import { htmlLang, langRedirect, lessonIdOf, splitPath } from './locale';
 import './styles.css';
 
 const base = import.meta.env.BASE_URL;
 const redirect = langRedirect(location, base); // to another locale's page main.ts went already
 if (redirect) history.replaceState(null, '', redirect); // a ?lang= that the path already says
-const engine = pageEngine(); // already started by main.ts
 const link = parseLink(location.hash);
 // The address follows the widgets (a deep link to where the reader is), written once the reader
 // pauses for a moment: written on every step it took 1.4 ms of each Step click.
@@ -32,6 +32,8 @@ const { locale } = splitPath(location.pathname, base);
 document.documentElement.lang = htmlLang(locale);
 const container = document.getElementById('root')!;
 const id = lessonIdOf(location.pathname, base);
+// Python runs on lesson pages only (started by main.ts): the index never downloads it
+const engine = id !== undefined ? pageEngine() : staticEngine;
 const lesson = id !== undefined ? await loadLesson(id) : undefined; // this page's lesson only
 const app = (shown: typeof lesson) => (
   <StrictMode>

@@ -18,6 +18,14 @@ export function splitPath(pathname: string, base: string): { locale: Locale; pat
   return locale ? { locale, path: rest.slice(locale.length + 1) } : { locale: DEFAULT_LOCALE, path: rest };
 }
 
+/** A path inside the site without its locale, index.html or trailing slashes ('' for the index). */
+export const cleanPath = (pathname: string, base: string) => splitPath(pathname, base).path.replace(/index\.html$/, '').replace(/\/+$/, '');
+
+/** The id of the lesson a path shows, if it is a lesson page. */
+export function lessonIdOf(pathname: string, base: string): string | undefined {
+  return /^lessons\/([A-Za-z0-9_-]+)$/.exec(cleanPath(pathname, base))?.[1];
+}
+
 /** The address of `path` (inside the site) in `locale`. */
 export const pathFor = (locale: Locale, path: string, base: string) => `${base}${prefix(locale)}${path}`;
 

@@ -1,14 +1,16 @@
 /**
- * Entry: start Python first, so Pyodide downloads while the page's own code loads and renders —
- * unless `?lang=` sends the reader to the other locale's page, which is then left at once (before
- * a worker or a download starts for nothing).
+ * Entry: on a lesson page, start Python first, so Pyodide downloads while the page's own code
+ * loads and renders. A page with no widget (the index) never starts it: a reader browsing the
+ * list of lessons on a phone does not download 5 MB for nothing. If `?lang=` sends the reader to
+ * the other locale's page, that page is left at once (before a worker or a download starts).
  */
 import { pageEngine } from '../runtime/client';
-import { otherLocalePage } from './locale';
+import { lessonIdOf, otherLocalePage } from './locale';
 
-const away = otherLocalePage(location, import.meta.env.BASE_URL);
+const base = import.meta.env.BASE_URL;
+const away = otherLocalePage(location, base);
 if (away) location.replace(away);
 else {
-  pageEngine();
+  if (lessonIdOf(location.pathname, base) !== undefined) pageEngine();
   void import('./boot');
 }

@@ -17,7 +17,7 @@ export interface EngineLike {
   prepare?(request: RunRequest): void;
 }
 
-/** An engine that never runs anything: for prerendering pages on the server. */
+/** An engine that never runs anything: for prerendering pages on the server, and for pages with no widget. */
 export const staticEngine: EngineLike = {
   status: { state: 'loading', phase: 'booting' },
   subscribe: () => () => {},
