@@ -131,10 +131,11 @@ async function start(indexURL: string, interrupt?: SharedArrayBuffer): Promise<R
     installTracer(py, tracer);
     py.runPython('import copy, json, tempfile'); // what lesson runs import, kept in the snapshot
     try {
-      // a copy: the snapshot may be a view of the wasm heap, which the next run changes. It is
-      // stored once the page is quiet, so that writing 30 MB competes with neither the page's
-      // start-up nor the reader's stepping.
-      const bytes = py.makeMemorySnapshot().slice();
+      // Pyodide's snapshot is a copy of the heap already (snapshot.test.ts checks it), so the runs
+      // before it is stored do not change it: copying it again cost the reader's first start
+      // 100-130 ms and 31 MB. It is stored once the page is quiet, so that writing 30 MB competes
+      // with neither the page's start-up nor the reader's stepping.
+      const bytes = py.makeMemorySnapshot();
       pendingSnapshot = () => void writeSnapshot(key, bytes).then((saved) => saved && post({ type: 'snapshot-saved' }));
     } catch {
       /* snapshots are an optimisation only */
