@@ -39,7 +39,7 @@ export function timeoutTrace(request: RunRequest, ms = request.limits?.timeoutMs
 
 export function createRunner(py: PyodideAPI, tracerSource: string): Runner {
   installTracer(py, tracerSource);
-  py.runPython('steplight_tracer.settle()'); // the state every run starts from and returns to
+  py.runPython('steplight_tracer.start()'); // the state every run starts from and returns to (or, from a snapshot, was taken already)
   const run = py.runPython('steplight_tracer.run') as (json: string) => string;
   const prepare = py.runPython('steplight_tracer.prepare') as (json: string) => void;
   const clean = py.runPython('steplight_tracer.clean') as () => number;

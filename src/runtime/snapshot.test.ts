@@ -1,20 +1,50 @@
 /**
- * The page's worker stores Pyodide's memory snapshot only once the page is quiet, after the
- * warm-up run and maybe the reader's first runs: it keeps the snapshot as Pyodide returns it,
- * which is safe only while that is a copy of the heap, not a view of it.
+ * The page's worker takes Pyodide's memory snapshot right after its warm-up run (the runner
+ * started: baseline taken, modules preloaded) and stores it once the page is quiet; a revisit
+ * starts from it. The snapshot must be a copy of the heap (runs before it is stored must not
+ * change it), and a runner started from it must record what a cold one records.
  */
 import { createHash } from 'node:crypto';
 import { loadPyodide, type PyodideAPI } from 'pyodide';
 import { expect, test } from 'vitest';
+import { loadLesson } from '../lessons/load';
+import { widgetRequest } from '../lessons/run';
+import type { Trace } from '../trace/types';
+import { tracerSource } from './node';
+import { createRunner } from './runner';
 
-test('a memory snapshot is a copy: Python running afterwards does not change it', async () => {
-  const py = (await loadPyodide({ _makeSnapshot: true } as object)) as PyodideAPI & { makeMemorySnapshot(): Uint8Array };
-  py.runPython('import copy, json, tempfile');
-  const snapshot = py.makeMemorySnapshot();
+type Snapshotting = PyodideAPI & { makeMemorySnapshot(): Uint8Array; _module: { HEAP8: Int8Array } };
+
+const lesson = loadLesson('lessons/s04-hooks');
+const requests = lesson.widgets.flatMap((w) => w.scenarios.map((s) => widgetRequest(lesson.files, w, s.id)));
+/** A trace without its timings. */
+const content = ({ stats: _, ...trace }: Trace) => JSON.stringify(trace);
+
+test('a snapshot taken after runs is a copy of the heap, and a runner started from it records the same traces', async () => {
+  const cold = (await loadPyodide({ _makeSnapshot: true } as object)) as Snapshotting;
+  const runner = createRunner(cold, tracerSource());
+  const before = requests.map((r) => {
+    const trace = runner.run(r);
+    runner.clean();
+    return content(trace);
+  });
+  const snapshot = cold.makeMemorySnapshot();
+  expect(snapshot.buffer).not.toBe(cold._module.HEAP8.buffer);
   const digest = () => createHash('sha256').update(snapshot).digest('hex');
-  const before = digest();
-  // a run's worth of allocation and mutation on the heap
-  py.runPython('import json\nkept = [json.dumps({"i": i, "s": "x" * i}) for i in range(20000)]\nkept.clear()');
-  expect(digest()).toBe(before);
-  expect(snapshot.buffer).not.toBe((py as unknown as { _module: { HEAP8: Uint8Array } })._module.HEAP8.buffer);
-}, 60_000);
+  const taken = digest();
+  runner.run(requests[0]!); // more runs in the same Python, as the reader's before the page is quiet
+  runner.clean();
+  expect(digest()).toBe(taken);
+
+  // started from the snapshot: its file system is empty again, while the restored tracer once knew
+  // the lesson's files as written; each run must write them again and record the same steps
+  const warm = (await loadPyodide({ _loadSnapshot: snapshot } as object)) as PyodideAPI;
+  const restored = createRunner(warm, tracerSource());
+  const after = requests.map((r) => {
+    const trace = restored.run(r);
+    restored.clean();
+    return content(trace);
+  });
+  expect(after).toEqual(before);
+  expect(JSON.parse(after[0]!).steps.length).toBeGreaterThan(0);
+}, 120_000);

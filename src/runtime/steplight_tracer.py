@@ -1016,6 +1016,17 @@ def settle(preload=True):
     BASELINE.__init__()
 
 
+def start():
+    """A host's runner starts: the baseline is taken (settle), or, in a Python restored from a
+    memory snapshot that was taken after it, the lessons' files are forgotten: the snapshot holds
+    the interpreter, not the file system, which starts empty again (the files the baseline keeps
+    outside the lessons are written back by the first clean)."""
+    if BASELINE is None:
+        settle()
+    else:
+        LESSONS.known.clear()
+
+
 # Modules that reach the page, the network or the recorder itself: hidden from lesson code.
 HIDDEN = ("js", "pyodide_js", "pyodide", "_pyodide", "_pyodide_core", "micropip", "pyodide_http", "steplight_tracer", "reference_recorder")
 

@@ -50,6 +50,10 @@ async function writeSnapshot(key: string, bytes: Uint8Array): Promise<boolean> {
 
 /** The snapshot waiting to be stored: the page says when it is quiet (store-snapshot, see quiet.ts). */
 let pendingSnapshot: (() => void) | null = null;
+/** After a cold start: take the snapshot (once the warm-up run is done, if no lesson has run yet). */
+let takeSnapshot: (() => void) | null = null;
+/** A lesson ran in this Python: a snapshot now could carry what it left behind to the next visits. */
+let lessonRan = false;
 
 /**
  * Pyodide hangs (after a console warning) when its wasm answers 404: watch every fetch of start-up
@@ -129,17 +133,20 @@ async function start(indexURL: string, interrupt?: SharedArrayBuffer): Promise<R
     py = await loaded({ ...base, _makeSnapshot: true });
     post({ type: 'progress', phase: 'starting' });
     installTracer(py, tracer);
-    py.runPython('import copy, json, tempfile'); // what lesson runs import, kept in the snapshot
-    try {
-      // Pyodide's snapshot is a copy of the heap already (snapshot.test.ts checks it), so the runs
-      // before it is stored do not change it: copying it again cost the reader's first start
-      // 100-130 ms and 31 MB. It is stored once the page is quiet, so that writing 30 MB competes
-      // with neither the page's start-up nor the reader's stepping.
-      const bytes = py.makeMemorySnapshot();
-      pendingSnapshot = () => void writeSnapshot(key, bytes).then((saved) => saved && post({ type: 'snapshot-saved' }));
-    } catch {
-      /* snapshots are an optimisation only */
-    }
+    const cold = py;
+    // Taken after the reader can run (not on the way to it: 140-180 ms), once the warm-up run is
+    // done and cleaned up, so it holds the started runner (baseline, preloaded modules) and a
+    // revisit skips all of it; never once a lesson has run. Pyodide's snapshot is a copy of the
+    // heap (snapshot.test.ts), kept as it is until the page is quiet, so that writing 30 MB
+    // competes with neither the page's start-up nor the reader's stepping.
+    takeSnapshot = () => {
+      try {
+        const bytes = cold.makeMemorySnapshot();
+        pendingSnapshot = () => void writeSnapshot(key, bytes).then((saved) => saved && post({ type: 'snapshot-saved' }));
+      } catch {
+        /* snapshots are an optimisation only */
+      }
+    };
   }
   if (interrupt) py.setInterruptBuffer(new Int32Array(interrupt));
   const result = createRunner(py, tracer);
@@ -193,6 +200,7 @@ async function onRequest(event: MessageEvent<ToWorker>) {
   try {
     if (!runner) throw new Error('the Python worker was not started');
     const ready = await runner;
+    lessonRan = true;
     const trace = ready.run(message.request);
     post({ type: 'result', id: message.id, trace });
     setTimeout(() => ready.clean(), 0); // back to the start-up state, after the reader has the result
@@ -212,7 +220,13 @@ self.onmessage = (event: MessageEvent<ToWorker>) => {
   port.onmessage = onRequest;
   runner = start(message.indexURL, message.interrupt);
   runner.then(
-    (ready) => setTimeout(() => (ready.run(WARM_UP), ready.clean()), 0),
+    (ready) =>
+      setTimeout(() => {
+        ready.run(WARM_UP);
+        ready.clean();
+        if (!lessonRan) takeSnapshot?.();
+        takeSnapshot = null;
+      }, 0),
     (error: Error) => post({ type: 'init-failed', message: error.message }),
   );
 };
