@@ -9,25 +9,25 @@ import { loadPyodide, type PyodideAPI } from 'pyodide';
 import { expect, test } from 'vitest';
 import { loadLesson } from '../lessons/load';
 import { widgetRequest } from '../lessons/run';
-import type { Trace } from '../trace/types';
 import { tracerSource } from './node';
-import { createRunner } from './runner';
+import { createRunner, type Runner } from './runner';
 
 type Snapshotting = PyodideAPI & { makeMemorySnapshot(): Uint8Array; _module: { HEAP8: Int8Array } };
 
 const lesson = loadLesson('lessons/s04-hooks');
 const requests = lesson.widgets.flatMap((w) => w.scenarios.map((s) => widgetRequest(lesson.files, w, s.id)));
-/** A trace without its timings. */
-const content = ({ stats: _, ...trace }: Trace) => JSON.stringify(trace);
+/** Every scenario's trace without its timings, each run cleaned up after as in the page. */
+const traces = (runner: Runner) =>
+  requests.map((request) => {
+    const { stats: _, ...trace } = runner.run(request);
+    runner.clean();
+    return JSON.stringify(trace);
+  });
 
 test('a snapshot taken after runs is a copy of the heap, and a runner started from it records the same traces', async () => {
   const cold = (await loadPyodide({ _makeSnapshot: true } as object)) as Snapshotting;
   const runner = createRunner(cold, tracerSource());
-  const before = requests.map((r) => {
-    const trace = runner.run(r);
-    runner.clean();
-    return content(trace);
-  });
+  const before = traces(runner);
   const snapshot = cold.makeMemorySnapshot();
   expect(snapshot.buffer).not.toBe(cold._module.HEAP8.buffer);
   const digest = () => createHash('sha256').update(snapshot).digest('hex');
@@ -39,12 +39,7 @@ test('a snapshot taken after runs is a copy of the heap, and a runner started fr
   // started from the snapshot: its file system is empty again, while the restored tracer once knew
   // the lesson's files as written; each run must write them again and record the same steps
   const warm = (await loadPyodide({ _loadSnapshot: snapshot } as object)) as PyodideAPI;
-  const restored = createRunner(warm, tracerSource());
-  const after = requests.map((r) => {
-    const trace = restored.run(r);
-    restored.clean();
-    return content(trace);
-  });
+  const after = traces(createRunner(warm, tracerSource()));
   expect(after).toEqual(before);
   expect(JSON.parse(after[0]!).steps.length).toBeGreaterThan(0);
 }, 120_000);

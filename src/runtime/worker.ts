@@ -50,10 +50,11 @@ async function writeSnapshot(key: string, bytes: Uint8Array): Promise<boolean> {
 
 /** The snapshot waiting to be stored: the page says when it is quiet (store-snapshot, see quiet.ts). */
 let pendingSnapshot: (() => void) | null = null;
-/** After a cold start: take the snapshot (once the warm-up run is done, if no lesson has run yet). */
+/**
+ * After a cold start: take the snapshot, once the warm-up run is done. Dropped as soon as a lesson
+ * runs: a snapshot then could carry what it left behind to the next visits.
+ */
 let takeSnapshot: (() => void) | null = null;
-/** A lesson ran in this Python: a snapshot now could carry what it left behind to the next visits. */
-let lessonRan = false;
 
 /**
  * Pyodide hangs (after a console warning) when its wasm answers 404: watch every fetch of start-up
@@ -200,7 +201,7 @@ async function onRequest(event: MessageEvent<ToWorker>) {
   try {
     if (!runner) throw new Error('the Python worker was not started');
     const ready = await runner;
-    lessonRan = true;
+    takeSnapshot = null;
     const trace = ready.run(message.request);
     post({ type: 'result', id: message.id, trace });
     setTimeout(() => ready.clean(), 0); // back to the start-up state, after the reader has the result
@@ -224,7 +225,7 @@ self.onmessage = (event: MessageEvent<ToWorker>) => {
       setTimeout(() => {
         ready.run(WARM_UP);
         ready.clean();
-        if (!lessonRan) takeSnapshot?.();
+        takeSnapshot?.();
         takeSnapshot = null;
       }, 0),
     (error: Error) => post({ type: 'init-failed', message: error.message }),
