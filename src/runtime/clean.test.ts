@@ -9,7 +9,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { plain, type Trace } from '../trace/types';
-import { cpythonHost, cpythonRun, nodeRunner, TRACER_PATH, type CpythonHost, type NodeRunner } from './node';
+import { createRequire } from 'node:module';
+import { loadPyodide, type PyodideAPI } from 'pyodide';
+import { cpythonHost, cpythonRun, nodeRunner, TRACER_PATH, tracerSource, type CpythonHost, type NodeRunner } from './node';
+import { createRunner, memorySnapshot, type Runner } from './runner';
 import { buildRequest } from './request';
 
 const file = (name: string) => readFileSync(new URL(`./clean/${name}`, import.meta.url), 'utf8');
@@ -22,7 +25,7 @@ const ordinary = () =>
     harness: { file: 'harness.py', code: 'from ordinary import ordinary, fingerprint\noutcome = [ordinary({"items": [1, 2]}), fingerprint()]\n' },
     inputs: {},
   });
-const BATTERY = ['patch_deepcopy', 'patch_len', 'patch_json', 'replace_module', 'mutate_tables', 'reach_recorder', 'write_files', 'plant_bytecode', 'change_process', 'exit_now', 'import_js', 'plant_folders', 'rename_attribute', 'add_audit_hook', 'patch_function', 'tamper_source', 'link_source'];
+const BATTERY = ['patch_deepcopy', 'patch_len', 'patch_json', 'replace_module', 'mutate_tables', 'reach_recorder', 'write_files', 'plant_bytecode', 'change_process', 'exit_now', 'import_js', 'plant_folders', 'rename_attribute', 'rename_last_name', 'watch_the_watcher', 'add_audit_hook', 'patch_function', 'tamper_source', 'link_source'];
 const misbehave = (fn: string) =>
   buildRequest({
     lesson: 'misbehaving',
@@ -87,6 +90,59 @@ describe('a misbehaving lesson leaves nothing for the next run', () => {
   it('measures what cleaning costs (the bench reports it): a few ms, not a fresh Python', () => {
     const trace = shared.run(ordinary());
     expect(trace.stats.cleanMs).toBeGreaterThan(0);
+  });
+});
+
+describe('where Python has dict watchers (Pyodide): namespaces are watched, not read', () => {
+  let py: PyodideAPI;
+  let runner: Runner;
+  let first: Omit<Trace, 'stats'>;
+  /** A Python expression about the baseline's group, asked without binding a name anywhere. */
+  const ask = (expression: string) => py.runPython(`(lambda st: ${expression})(steplight_tracer)`) as unknown;
+  const watched = (module: string) => ask(`id(__import__("sys").modules["${module}"].__dict__) in set(map(id, st.BASELINE.steady.watched))`);
+  const cleaned = (request: ReturnType<typeof ordinary>) => {
+    const { stats: _, ...trace } = runner.run(request);
+    runner.clean();
+    return trace;
+  };
+  beforeAll(async () => {
+    // as the page's worker loads it on a first visit: able to take a memory snapshot
+    py = await loadPyodide({ indexURL: `${dirname(createRequire(import.meta.url).resolve('pyodide'))}/`, _makeSnapshot: true } as object);
+    runner = createRunner(py, tracerSource());
+    first = cleaned(ordinary());
+    for (let i = 0; i < 8; i++) cleaned(ordinary());
+  }, 120_000);
+
+  it('after a few runs a clean reads no namespace: what the runner patches and puts back itself is checked one by one', () => {
+    expect(ask('len(st.BASELINE.steady.watched)')).toBeGreaterThan(1000);
+    expect([watched('json'), watched('string'), watched('sys')]).toEqual([true, true, false]);
+    runner.run(ordinary());
+    expect(ask('st.BASELINE.steady.unchanged()')).toBe(true);
+    runner.clean();
+  });
+
+  it('a watched namespace that changes (the same length and values, one name renamed) fails the check, is put back, and is checked one by one from then on', () => {
+    runner.run(misbehave('rename_last_name'));
+    expect(ask('st.BASELINE.steady.unchanged()')).toBe(false);
+    runner.clean();
+    expect(watched('json')).toBe(false);
+    expect(cleaned(ordinary())).toEqual(first);
+  });
+
+  it('noticing a change runs no Python code: a profile function of the lesson\'s own sees no call of the recorder\'s', () => {
+    expect(watched('string')).toBe(true);
+    const trace = cleaned(misbehave('watch_the_watcher'));
+    expect(trace.error).toBeUndefined();
+    expect(plain(trace.outcome!)).toEqual([]);
+    expect(cleaned(ordinary())).toEqual(first);
+  });
+
+  it('a memory snapshot lets go of the watcher; the next clean checks everything and watches again', () => {
+    memorySnapshot(py as Parameters<typeof memorySnapshot>[0]);
+    expect(ask('st.BASELINE.steady is None and st.BASELINE.watcher is None')).toBe(true);
+    expect(cleaned(misbehave('rename_attribute')).steps.length).toBeGreaterThan(0);
+    expect(cleaned(ordinary())).toEqual(first);
+    expect(ask('len(st.BASELINE.steady.watched)')).toBeGreaterThan(1000);
   });
 });
 

@@ -24,6 +24,15 @@ export function installTracer(py: PyodideAPI, tracerSource: string) {
   py.runPython('import sys\nif "/steplight/runtime" not in sys.path:\n    sys.path.insert(0, "/steplight/runtime")\nimport steplight_tracer');
 }
 
+/**
+ * A memory snapshot of a Python the tracer runs in (Pyodide's makeMemorySnapshot, after the tracer
+ * let go of what a restored Python would not have: its dict watcher's callback).
+ */
+export function memorySnapshot(py: PyodideAPI & { makeMemorySnapshot(): Uint8Array }): Uint8Array {
+  py.runPython('steplight_tracer.before_snapshot()');
+  return py.makeMemorySnapshot();
+}
+
 /** A run stopped by the time limit with no steps to show (`how` says what the host had to do). */
 export function timeoutTrace(request: RunRequest, ms = request.limits?.timeoutMs ?? DEFAULT_LIMITS.timeoutMs, how = ''): Trace {
   return {

@@ -10,7 +10,7 @@ import { expect, test } from 'vitest';
 import { loadLesson } from '../lessons/load';
 import { widgetRequest } from '../lessons/run';
 import { tracerSource } from './node';
-import { createRunner, type Runner } from './runner';
+import { createRunner, memorySnapshot, type Runner } from './runner';
 
 type Snapshotting = PyodideAPI & { makeMemorySnapshot(): Uint8Array; _module: { HEAP8: Int8Array } };
 
@@ -28,7 +28,7 @@ test('a snapshot taken after runs is a copy of the heap, and a runner started fr
   const cold = (await loadPyodide({ _makeSnapshot: true } as object)) as Snapshotting;
   const runner = createRunner(cold, tracerSource());
   const before = traces(runner);
-  const snapshot = cold.makeMemorySnapshot();
+  const snapshot = memorySnapshot(cold);
   expect(snapshot.buffer).not.toBe(cold._module.HEAP8.buffer);
   const digest = () => createHash('sha256').update(snapshot).digest('hex');
   const taken = digest();

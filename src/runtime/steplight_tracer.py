@@ -733,6 +733,7 @@ class Baseline:
         # the quick checks are set up by the first clean, once everything is put back (not here:
         # this is on the way to a page's first run)
         self.read = None
+        self.watcher = None  # dict_watcher(), once the first clean asks for it; False where there is none
         self.steady = self.function_referents = None
         self.changing = set()  # ids of the entries a run has changed: checked one by one from then on
         self.loose = self.every()
@@ -748,11 +749,36 @@ class Baseline:
         self.read = self.read or address_reader()
         if self.read is None:  # then every one is checked one by one
             return
+        if self.watcher is None:
+            self.watcher = dict_watcher() or False
         every = self.every()
         steady = [(k, e) for k, e in every if id(e) not in self.changing and Steady.fits(k, e)]
         grouped = set(id(e) for _, e in steady)
-        self.steady = Steady(steady, self.read)
+        was = self.steady.watched if self.steady is not None else ()
+        self.steady = Steady(steady, self.read, self.watcher or None)
         self.loose = [(k, e) for k, e in every if id(e) not in grouped]
+        if self.watcher:  # watched: the group's dicts, and no others
+            now, before = set(map(id, self.steady.watched)), set(map(id, was))
+            for d in was:
+                if id(d) not in now:
+                    self.watcher.unwatch(d)
+            for d in self.steady.watched:
+                if id(d) not in before:
+                    self.watcher.watch(d)
+            self.watcher.reset()  # from here on (putting things back just now may have been heard)
+
+    def forget_watcher(self):
+        """Before a memory snapshot: the watcher's callback is a function made at run time, which a
+        Python restored from the snapshot would not have. Every entry is loose again (checked one by
+        one by the next clean, which groups them again with a watcher of its own)."""
+        if self.watcher:
+            for d in self.steady.watched if self.steady is not None else ():
+                self.watcher.unwatch(d)
+            self.watcher.close()
+        if self.steady is not None:
+            self.loose = self.steady.entries + self.loose
+            self.steady = None
+        self.watcher = None
 
     def keep_dict(self, d, seen):
         seen.add(id(d))
@@ -804,6 +830,11 @@ class Baseline:
                 changed += 1
                 self.changing.add(id(entry))
         if not steady:
+            # a dict heard changing joins the loose ones too, even if it was put back as it was
+            # (the runner's own patches of sys, os, time...): else it would fail every check
+            heard = self.steady.heard() if self.steady is not None else None
+            if heard is not None:
+                self.changing.add(id(heard))
             self.group()
         changed += self.restore_functions()
         for items, saved in self.sets:
@@ -885,15 +916,29 @@ class Steady:
     are kept alive by the baseline, so an address equal to a saved one is that object. Unchanged
     tells only whether all are as they were; the per-object checks say which changed."""
 
-    def __init__(self, entries, read):
+    def __init__(self, entries, read, watcher=None):
+        """`watcher` (a DictWatcher, where Python has dict watchers): the group's dicts are not read
+        at all but watched, and any change to any of them since the group was made fails the check;
+        only its lists are compared."""
         from gc import get_referents
 
         self.entries = entries
         self.read = read
         self.referents = get_referents
-        self.objects = tuple(entry[1] if kind == "class" else entry[0] for kind, entry in entries)
+        objects = tuple(entry[1] if kind == "class" else entry[0] for kind, entry in entries)
+        self.watcher = watcher
+        self.watched = ()  # the dicts Baseline.group has the watcher watch
+        if watcher is not None:
+            self.watched = tuple(o for o in objects if type(o) is dict)
+            self.by_dict = {id(o): entry for o, (_, entry) in zip(objects, entries) if type(o) is dict}
+            objects = tuple(o for o in objects if type(o) is not dict)
+        self.objects = objects
         self.dicts = tuple(o for o in self.objects if type(o) is dict)
         self.lengths, self.keys, self.items = self.lengths_now(), self.keys_now(), self.items_now()
+
+    def heard(self):
+        """The entry of the dict whose change the watcher heard last, if any."""
+        return self.by_dict.get(self.watcher.last()) if self.watcher is not None and self.watcher.touched() else None
 
     @staticmethod
     def fits(kind, entry):
@@ -915,6 +960,8 @@ class Steady:
 
     def unchanged(self):
         """Each comparison only if the cheaper one before it held."""
+        if self.watcher is not None and self.watcher.touched():
+            return False
         return self.lengths_now() == self.lengths and self.keys_now() == self.keys and self.items_now() == self.items
 
 
@@ -952,6 +999,97 @@ def address_reader():
     except Exception:
         works = False
     return read if works else None
+
+
+class DictWatcher:
+    """A dict watcher (Python 3.12+: PyDict_AddWatcher), reached through _ctypes alone (ctypes' own
+    import costs more than the checks it saves): after `watch(d)`, any change to d (a key added,
+    replaced or removed, d cleared) is noted, and `touched()` says whether any was since `reset()`.
+    The callback runs no Python code, so no trace or profile function ever sees it: the C call
+    writes the event into a buffer (struct.pack_into, through functools.partial). Changes made by
+    writing memory directly (ctypes) are not heard, as no other check sees them either."""
+
+    def __init__(self):
+        import struct
+        from functools import partial
+        from _ctypes import FUNCFLAG_CDECL, FUNCFLAG_PYTHONAPI, RTLD_GLOBAL, CFuncPtr, _SimpleCData, dlopen
+
+        class Int(_SimpleCData):
+            _type_ = "i"
+
+        class Long(_SimpleCData):  # pointer-sized: a pointer as a number (0 for NULL)
+            _type_ = "l"
+
+        class Pointer(_SimpleCData):
+            _type_ = "P"
+
+        class Object(_SimpleCData):
+            _type_ = "O"
+
+        class Callback(CFuncPtr):
+            _flags_ = FUNCFLAG_CDECL
+            _restype_ = Pointer  # the callback's None, as 0: "no error"
+            _argtypes_ = (Int, Long, Long, Long)  # event, dict, key, value
+
+        class Api(CFuncPtr):
+            _flags_ = FUNCFLAG_CDECL | FUNCFLAG_PYTHONAPI
+            _restype_ = Int
+
+        class Library:
+            _handle = dlopen(None, RTLD_GLOBAL)
+
+        def api(name, *argtypes):
+            function = Api((name, Library))
+            function.argtypes = argtypes
+            return function
+
+        self.unpack = struct.unpack_from
+        self.record = bytearray(struct.calcsize("i3l"))
+        self.zero = bytes(len(self.record))
+        self.callback = Callback(partial(struct.pack_into, "i3l", self.record, 0))  # kept: Python holds only its address
+        self.ident = api("PyDict_AddWatcher", Callback)(self.callback)
+        self.clear = partial(api("PyDict_ClearWatcher", Int), self.ident)
+        self.watch = partial(api("PyDict_Watch", Int, Object), self.ident)
+        self.unwatch = partial(api("PyDict_Unwatch", Int, Object), self.ident)
+        probe = {}
+        self.watch(probe)
+        self.reset()
+        probe["heard"] = True
+        heard = self.touched()
+        self.unwatch(probe)
+        if not heard:
+            self.close()
+            raise RuntimeError("the dict watcher heard nothing")
+
+    def touched(self):
+        return self.record != self.zero
+
+    def last(self):
+        """The address of the dict the last change heard was made to."""
+        return self.unpack("i3l", self.record)[1]
+
+    def reset(self):
+        self.record[:] = self.zero
+
+    def close(self):
+        self.clear()
+
+
+def dict_watcher():
+    """A DictWatcher, or None where Python has no dict watchers (3.11) or they cannot be reached
+    (then the dicts are read as the lists are)."""
+    if sys.version_info < (3, 12):
+        return None
+    try:
+        return DictWatcher()
+    except Exception:
+        return None
+
+
+def before_snapshot():
+    """Call before taking a memory snapshot of this Python (see Baseline.forget_watcher)."""
+    if BASELINE is not None:
+        BASELINE.forget_watcher()
 
 
 def snapshot_files(tops):

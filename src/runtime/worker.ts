@@ -2,7 +2,7 @@
 /** The module worker that hosts Pyodide for one page. */
 import type { PyodideAPI } from 'pyodide';
 import type { FromWorker, ToWorker } from './protocol';
-import { createRunner, installTracer, type Runner } from './runner';
+import { createRunner, installTracer, memorySnapshot, type Runner } from './runner';
 import tracer from './steplight_tracer.py?raw';
 
 declare const self: DedicatedWorkerGlobalScope;
@@ -142,7 +142,7 @@ async function start(indexURL: string, interrupt?: SharedArrayBuffer): Promise<R
     // competes with neither the page's start-up nor the reader's stepping.
     takeSnapshot = () => {
       try {
-        const bytes = cold.makeMemorySnapshot();
+        const bytes = memorySnapshot(cold);
         pendingSnapshot = () => void writeSnapshot(key, bytes).then((saved) => saved && post({ type: 'snapshot-saved' }));
       } catch {
         /* snapshots are an optimisation only */

@@ -140,6 +140,27 @@ def rename_attribute():
     json.forged_dumps = json.__dict__.pop("dumps")
 
 
+def rename_last_name():
+    """json's namespace as long as it was, with the same values in the same order: only the name of
+    its last entry differs."""
+    names = json.__dict__
+    last = next(reversed(names))
+    names["renamed_" + last] = names.pop(last)
+
+
+def watch_the_watcher():
+    """A profile function of the lesson's own while a standard module's namespace changes: whatever
+    the recorder does to notice the change must not show up as a call (returns the calls seen)."""
+    import string
+
+    seen = []
+    sys.setprofile(lambda frame, event, arg: event == "call" and seen.append(frame.f_code.co_filename))
+    string.planted = 1
+    del string.planted
+    sys.setprofile(None)
+    return seen
+
+
 def add_audit_hook():
     """Audit hooks cannot be removed: one added by a run would see (and could veto) every later run."""
     sys.addaudithook(lambda event, args: event == "os.listdir" and sys.stdout.write("audited\n"))

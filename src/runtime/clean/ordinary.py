@@ -1,6 +1,7 @@
 """An ordinary lesson: its trace and outcome must be the same after any misbehaving one."""
 import copy
 import gc
+import hashlib
 import importlib.util
 import json
 import os
@@ -31,5 +32,6 @@ def fingerprint():
         "excepthook": sys.excepthook is sys.__excepthook__,
         "profile": sys.getprofile() is None,
         "tracer_hidden": "steplight_tracer" not in sys.modules,
+        "json_names": hashlib.sha256(" ".join(json.__dict__).encode()).hexdigest()[:16],
         "planted": [name for name in ("planted_empty", "planted_pkg") if importlib.util.find_spec(name) is not None],
     }
