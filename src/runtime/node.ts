@@ -81,7 +81,7 @@ export async function nodeRunner(options: { graceMs?: number; hardMs?: number } 
   const runner = createRunner(py, tracerSource());
   py.FS.writeFile('/steplight/runtime/reference_recorder.py', readFileSync(REFERENCE_PATH, 'utf8'));
   // contained: audit hooks the lesson adds go when the run ends, as in a run of the product's
-  const record = py.runPython('import reference_recorder\nlambda request, traced, record=reference_recorder.record, contained=steplight_tracer.contained: contained(record, request, traced)') as (json: string, traced: boolean) => string;
+  const record = py.runPython('import reference_recorder\nlambda request, traced, record=reference_recorder.record, contained=steplight_tracer.contained: contained(record, request, traced, True)') as (json: string, traced: boolean) => string;
   const cleanAfterReference = py.runPython('lambda: steplight_tracer.clean(after_other=True)') as () => number;
   const forget = py.runPython('steplight_tracer.forget') as (root: string) => void;
   let id = 0;

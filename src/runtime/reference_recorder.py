@@ -37,22 +37,32 @@ dumps = _encoder()
 class Values:
     def __init__(self, limits):
         self.limits = limits
+        self.cap = limits["strLen"]
         self.ids = {}
         self.keep = []
 
     def ident(self, obj):
-        if id(obj) not in self.ids:
-            self.ids[id(obj)] = len(self.ids) + 1
+        number = self.ids.get(id(obj))
+        if number is None:
+            number = self.ids[id(obj)] = len(self.ids) + 1
             self.keep.append(obj)
-        return self.ids[id(obj)]
+        return number
 
     def clip(self, kind, text):
-        cap = self.limits["strLen"]
-        return dict({"t": kind, "v": text[:cap]}, **({"len": len(text)} if len(text) > cap else {}))
+        if len(text) <= self.cap:
+            return {"t": kind, "v": text}
+        return {"t": kind, "v": text[: self.cap], "len": len(text)}
 
     def __call__(self, v, depth=0, seen=()):
-        lim = self.limits
         t = type(v)
+        # the commonest first (the same answers as the chain below gives them)
+        if t is str:
+            return {"t": "str", "v": v} if len(v) <= self.cap else self.clip("str", v)
+        if t is dict or t is list:
+            return self.container(v, t, depth, seen)
+        if t is types.FunctionType:
+            return {"t": "func", "name": v.__qualname__ or v.__name__, "id": self.ident(v)}
+        lim = self.limits
         if v is None:
             return {"t": "none"}
         if t is bool:
@@ -153,14 +163,15 @@ def write(path, text):
         pass
 
 
-def record(request_json, traced=True):
+def record(request_json, traced=True, written=False):
     """Run the request's harness; return {steps, outcome, stdout, error} as JSON (for Pyodide, or
-    main()). With traced=False nothing is recorded: what the code does with no tracer at all."""
+    main()). With traced=False nothing is recorded: what the code does with no tracer at all.
+    `written`: the host wrote the lesson's files as given just before (else they are written here)."""
     request = loads(request_json)
     limits = {"strLen": 200, "items": 50, "depth": 4}
     limits.update({k: v for k, v in request.get("limits", {}).items() if k in limits})
     root = request["root"].rstrip("/") + "/"
-    for rel, text in request["files"].items():
+    for rel, text in request["files"].items() if not written else ():
         write(root + rel, text)
     # the target (0) and the callees (1, 2, ...): a callee's frames are recorded under the target's
     wanted = [(root + t["file"], t["symbol"].split(".")[-1], t.get("firstLine", 0), t.get("lastLine", 10**9)) for t in [request["target"]] + request.get("callees", [])]

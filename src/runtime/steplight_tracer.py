@@ -1770,7 +1770,7 @@ def answer(dog, op, request, traced, reference_recorder):
         uninterrupted(LESSONS.prepare, request["root"].rstrip("/") + "/", request["files"])
     dog.arm(limits["timeoutMs"] / 1000 + 0.5)
     try:
-        out = contained(reference_recorder.record, json_dumps(request), traced) if op == "reference" else run(request, ascii=True)
+        out = contained(reference_recorder.record, json_dumps(request), traced, True) if op == "reference" else run(request, ascii=True)
     except KeyboardInterrupt:  # the host's interrupt after the run had ended, before the disarm
         out = json_dumps({"error": stop_error("time", limits), "lost": True})
     finally:
