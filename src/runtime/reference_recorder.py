@@ -71,8 +71,6 @@ class Values:
             return {"t": "int", "v": v} if abs(v) < 2**53 else self.clip("bigint", int.__repr__(v))
         if t is float:
             return {"t": "float", "v": v if v == v and v not in (float("inf"), float("-inf")) else repr(v)}
-        if t is str:
-            return self.clip("str", v)
         if t is bytes:
             out = {"t": "bytes", "v": repr(v[: lim["strLen"]])}
             return dict(out, len=len(v)) if len(v) > lim["strLen"] else out
@@ -171,8 +169,9 @@ def record(request_json, traced=True, written=False):
     limits = {"strLen": 200, "items": 50, "depth": 4}
     limits.update({k: v for k, v in request.get("limits", {}).items() if k in limits})
     root = request["root"].rstrip("/") + "/"
-    for rel, text in request["files"].items() if not written else ():
-        write(root + rel, text)
+    if not written:
+        for rel, text in request["files"].items():
+            write(root + rel, text)
     # the target (0) and the callees (1, 2, ...): a callee's frames are recorded under the target's
     wanted = [(root + t["file"], t["symbol"].split(".")[-1], t.get("firstLine", 0), t.get("lastLine", 10**9)) for t in [request["target"]] + request.get("callees", [])]
     values = Values(limits)
