@@ -160,6 +160,30 @@ test('the built page carries a Content-Security-Policy that allows only its own 
   expect(violations.filter((v) => !v.includes('127.0.0.2'))).toEqual([]);
 });
 
+test('lesson code cannot spoil the memory snapshot the next visit starts from', async ({ page }) => {
+  // the reader keeps clicking until the poisoning run is done, so the snapshot is written after it
+  await page.addInitScript(() => {
+    (window as unknown as { clicking: number }).clicking = window.setInterval(() => document.body?.dispatchEvent(new MouseEvent('click', { bubbles: true })), 300);
+  });
+  await open(page);
+  await expect(page.locator('.sl-status').first()).toHaveAttribute('data-engine-start', 'cold');
+  const w = hostile(page, 'poison');
+  await run(w);
+  await expect(w).toHaveAttribute('data-status', 'finished', { timeout: 30_000 });
+  const outcome = w.locator('[data-outcome]');
+  // no way to the storage (Pyodide's view of the global object cannot even read navigator); the
+  // patched prototypes are not what the worker's write uses
+  for (const text of ['caches: blocked', 'write: went through', 'getFileHandle: went through']) await expect(outcome).toContainText(text);
+  await expect(outcome).not.toContainText('navigator.storage: went through');
+  expect(await page.locator('html').getAttribute('data-snapshot')).toBeNull();
+  await page.evaluate(() => clearInterval((window as unknown as { clicking: number }).clicking));
+  await expect(page.locator('html')).toHaveAttribute('data-snapshot', 'saved', { timeout: 30_000 });
+  await page.reload();
+  await expect(page.locator('.sl-status').first()).toHaveAttribute('data-engine', 'ready', { timeout: 60_000 });
+  await expect(page.locator('.sl-status').first()).toHaveAttribute('data-engine-start', 'snapshot');
+  await nextRunWorks(page);
+});
+
 test.describe('lesson code cannot reach the page, the network or the next run', () => {
   test.beforeEach(async ({ page }) => open(page));
 

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import { action, openLesson, widget } from './helpers';
 import { serveStatic } from './static-server';
 import { cacheControl } from '../vite.config';
@@ -99,19 +99,36 @@ test('the snapshot is stored at a quiet moment, not while the reader is clicking
   await expect(page.locator('html')).toHaveAttribute('data-snapshot', 'saved', { timeout: 30_000 }); // once the reader stops
 });
 
-test('a corrupt snapshot is dropped and Python starts cold', async ({ page }) => {
-  await openLesson(page);
-  await expect(page.locator('html')).toHaveAttribute('data-snapshot', 'saved', { timeout: 30_000 });
-  await page.evaluate(async () => {
-    const cache = await caches.open('steplight-python');
-    const [key] = await cache.keys();
-    await cache.put(key!, new Response(new Uint8Array(1024)));
+/** Spoils the stored snapshot in the origin's private file system; returns the names stored there. */
+async function spoilSnapshot(page: Page, how: 'torn' | 'garbage') {
+  return page.evaluate(async (how) => {
+    const dir = await (await navigator.storage.getDirectory()).getDirectoryHandle('steplight-snapshots');
+    const names: string[] = [];
+    for await (const name of dir.keys()) names.push(name);
+    const file = await (await dir.getFileHandle(names[0]!)).getFile();
+    const out = await (await dir.getFileHandle(names[0]!)).createWritable();
+    // torn: the first MB only, as a write cut short would leave it; garbage: the right size, every byte 0x5a
+    await out.write(how === 'torn' ? (await file.slice(0, 1 << 20).arrayBuffer()) : new Uint8Array(file.size).fill(0x5a));
+    await out.close();
+    return names;
+  }, how);
+}
+
+for (const how of ['torn', 'garbage'] as const) {
+  test(`a ${how} snapshot is dropped, Python starts cold and stores a good one`, async ({ page }) => {
+    await openLesson(page);
+    await expect(page.locator('html')).toHaveAttribute('data-snapshot', 'saved', { timeout: 30_000 });
+    expect(await spoilSnapshot(page, how)).toHaveLength(1); // one snapshot, not one per visit
+    await page.reload();
+    const status = page.locator('.sl-status').first();
+    await expect(status).toHaveAttribute('data-engine', 'ready', { timeout: 60_000 });
+    await expect(status).toHaveAttribute('data-engine-start', 'cold');
+    await expect(page.locator('html')).toHaveAttribute('data-snapshot', 'saved', { timeout: 30_000 });
+    const w = widget(page, 'run_hooks');
+    await action(w, 'run').click();
+    await expect(w).toHaveAttribute('data-status', 'finished');
+    await page.reload();
+    await expect(status).toHaveAttribute('data-engine', 'ready', { timeout: 60_000 });
+    await expect(status).toHaveAttribute('data-engine-start', 'snapshot');
   });
-  await page.reload();
-  const status = page.locator('.sl-status').first();
-  await expect(status).toHaveAttribute('data-engine', 'ready', { timeout: 60_000 });
-  await expect(status).toHaveAttribute('data-engine-start', 'cold');
-  const w = widget(page, 'run_hooks');
-  await action(w, 'run').click();
-  await expect(w).toHaveAttribute('data-status', 'finished');
-});
+}

@@ -3,6 +3,7 @@
 import type { PyodideAPI } from 'pyodide';
 import type { FromWorker, ToWorker } from './protocol';
 import { createRunner, installTracer, memorySnapshot, type Runner } from './runner';
+import { dropSnapshot, readSnapshot, writeSnapshot } from './snapshot-store';
 import tracer from './steplight_tracer.py?raw';
 
 declare const self: DedicatedWorkerGlobalScope;
@@ -10,7 +11,6 @@ type Load = (options: object) => Promise<PyodideAPI>;
 // Bound before any lesson code runs: patching prototypes from Python later changes nothing here.
 const portPost = MessagePort.prototype.postMessage;
 const apply = Reflect.apply;
-const cacheStorage = self.caches;
 let port: MessagePort | null = null;
 const post = (message: FromWorker) => port && apply(portPost, port, [message]);
 let runner: Promise<Runner> | null = null;
@@ -18,7 +18,7 @@ let runner: Promise<Runner> | null = null;
 /**
  * Memory snapshots of a started Python, per Pyodide version, tracer text and standard library archive
  * (Python keeps where each module sits in the archive: a snapshot must never meet another archive),
- * in Cache Storage.
+ * kept by snapshot-store.ts.
  */
 function snapshotKey(version: string): string {
   let h = 0;
@@ -26,28 +26,6 @@ function snapshotKey(version: string): string {
   const stdlib = typeof __PYODIDE_SIZES__ === 'object' ? __PYODIDE_SIZES__['python_stdlib.zip'] : 0;
   return `/steplight-snapshot/${version}/${(h >>> 0).toString(16)}-${stdlib ?? 0}`;
 }
-const CACHE = 'steplight-python';
-
-async function readSnapshot(key: string): Promise<Uint8Array | null> {
-  try {
-    const hit = await (await cacheStorage.open(CACHE)).match(key);
-    return hit ? new Uint8Array(await hit.arrayBuffer()) : null;
-  } catch {
-    return null; // no Cache Storage here (e.g. an insecure context): start cold
-  }
-}
-
-async function writeSnapshot(key: string, bytes: Uint8Array): Promise<boolean> {
-  try {
-    const cache = await cacheStorage.open(CACHE);
-    for (const old of await cache.keys()) if (!old.url.endsWith(key)) await cache.delete(old);
-    await cache.put(key, new Response(bytes as BlobPart, { headers: { 'Content-Type': 'application/octet-stream' } }));
-    return true;
-  } catch {
-    return false; // a full or missing cache only costs the next visit its warm start
-  }
-}
-
 /** The snapshot waiting to be stored: the page says when it is quiet (store-snapshot, see quiet.ts). */
 let pendingSnapshot: (() => void) | null = null;
 /**
@@ -127,7 +105,7 @@ async function start(indexURL: string, interrupt?: SharedArrayBuffer): Promise<R
       py = await loaded({ ...base, _loadSnapshot: snapshot });
       from = 'snapshot';
     } catch {
-      await cacheStorage.delete(CACHE).catch(() => {}); // a bad snapshot: forget it and start cold
+      await dropSnapshot(key); // a bad snapshot: forget it and start cold
     }
   }
   if (!py) {
@@ -175,14 +153,20 @@ function lockDown() {
       throw new TypeError(`${what} is blocked: lesson code in Steplight runs offline, without network or access to the page`);
     };
   const names = ['fetch', 'XMLHttpRequest', 'WebSocket', 'WebSocketStream', 'EventSource', 'importScripts', 'Worker', 'SharedWorker', 'BroadcastChannel', 'WebTransport', 'caches', 'indexedDB', 'postMessage', 'close', 'Request'];
-  for (let target: object | null = self; target && target !== Object.prototype; target = Object.getPrototypeOf(target)) {
+  block(self, names, blocked);
+  block(self.navigator, ['storage'], blocked); // the origin's private file system (snapshot-store.ts keeps its own reference)
+  self.onmessage = null; // requests come only through the private port
+}
+
+/** Replaces each named property of the object, and of its prototypes, by a blocked function for good. */
+function block(root: object, names: string[], blocked: (what: string) => () => never) {
+  for (let target: object | null = root; target && target !== Object.prototype; target = Object.getPrototypeOf(target)) {
     for (const name of names) {
       const own = Object.getOwnPropertyDescriptor(target, name);
       if (own && !own.configurable) continue;
-      if (own || target === self) Object.defineProperty(target, name, { value: blocked(name), writable: false, configurable: false, enumerable: false });
+      if (own || target === root) Object.defineProperty(target, name, { value: blocked(name), writable: false, configurable: false, enumerable: false });
     }
   }
-  self.onmessage = null; // requests come only through the private port
 }
 
 /** Requests from the page, through the private port. */
