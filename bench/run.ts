@@ -14,6 +14,7 @@ import { createRunner } from '../src/runtime/runner';
 import { nodeRunner, tracerSource } from '../src/runtime/node';
 import { widgetRequest } from '../src/lessons/run';
 import * as R from '../src/replay/replay';
+import { unpackTrace } from '../src/trace/wire';
 
 const lesson = loadLesson(resolve('lessons/s04-hooks'));
 const widget = findWidget(lesson, 'run_hooks');
@@ -91,7 +92,18 @@ async function main() {
     const bareMs = best(reps, () => (bareSteps = bare(callbacks)));
     const usPerStep = ((traced - plain) * 1000) / steps;
     const bareUs = ((bareMs - plain) * 1000) / bareSteps;
-    tracer.push({ steps, tracedMs: +traced.toFixed(1), untracedMs: +plain.toFixed(1), usPerStep: +usPerStep.toFixed(2), ratioToUntraced: +(traced / plain).toFixed(1), bareUsPerStep: +bareUs.toFixed(2), ratioToBare: +(usPerStep / bareUs).toFixed(1) });
+    // on the wire between worker and page: the packed trace (trace/wire.ts) beside its JSON, and its
+    // run beside the unpacked one's
+    let packed: Uint8Array = new Uint8Array();
+    const packedMs = best(target >= 100_000 ? 1 : 3, () => (packed = runner.runPacked(request(callbacks))));
+    const json = JSON.stringify(runner.run(request(callbacks))).length;
+    const unpackStarted = performance.now();
+    await unpackTrace(packed);
+    const unpackMs = performance.now() - unpackStarted;
+    tracer.push({
+      steps, tracedMs: +traced.toFixed(1), untracedMs: +plain.toFixed(1), usPerStep: +usPerStep.toFixed(2), ratioToUntraced: +(traced / plain).toFixed(1), bareUsPerStep: +bareUs.toFixed(2), ratioToBare: +(usPerStep / bareUs).toFixed(1),
+      wire: { packedBytesPerStep: +(packed.byteLength / steps).toFixed(1), jsonBytesPerStep: +(json / steps).toFixed(1), packedRunMs: +packedMs.toFixed(1), packedRunToRun: +(packedMs / traced).toFixed(2), unpackMs: +unpackMs.toFixed(1) },
+    });
   }
 
   // the full-heap bdb baseline on the 10k-step workload (minutes: skipped with --quick)
@@ -202,10 +214,13 @@ async function main() {
       'several functions: replay move p95 ≤ 16 ms': mixMoves.every((r) => (r.p95us as number) <= 16_000),
       'several functions: bytes per step no worse than the same run with one function': callees.bytesPerStep <= callees.sameRunOneFunction.bytesPerStep,
       'bundle ≤ 250 KB gzip': gzip / 1024 <= 250,
+      '#13: ≤ 30 bytes/step on the wire between worker and page at 1k, 10k and 100k steps': tracer.every((t) => (t.wire as { packedBytesPerStep: number }).packedBytesPerStep <= 30),
     },
   };
   console.log('\nTracer (Pyodide in Node), hook workload; bare = a settrace recorder of (event, line) only, same run');
-  console.table(tracer);
+  console.table(tracer.map(({ wire: _, ...row }) => row));
+  console.log('On the wire between worker and page: the packed trace beside its JSON; its run (record + pack) beside the plain run; unpacking it (Node)');
+  console.table(tracer.map((t) => ({ steps: t.steps, ...(t.wire as object) })));
   console.log('Full-heap bdb baseline, same 10k-step workload');
   console.table([baseline]);
   console.log('Clean runs (Pyodide in Node): each run, then the return to the start-up state (off the reader\'s path)');

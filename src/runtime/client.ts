@@ -1,5 +1,6 @@
 /** The page's side of the Pyodide worker: start-up, a run queue, and the wall-clock guard. */
 import { DEFAULT_LIMITS, type RunRequest, type Trace } from '../trace/types';
+import { canUnpack, unpackTrace } from '../trace/wire';
 import type { FromWorker, ToWorker } from './protocol';
 import { whenQuiet } from './quiet';
 import { timeoutTrace } from './runner';
@@ -96,7 +97,14 @@ export class Engine {
       else if (message.type === 'snapshot-saved') {
         document.documentElement.dataset.snapshot = 'saved'; // the next visit can start warm
       } else if (message.type === 'crashed') this.crashed(`Python crashed (${message.message}); a fresh Python was started, so the next run works`);
-      else if (message.type === 'result' && message.id === this.current?.id) this.finish(message.trace);
+      else if (message.type === 'result' && message.id === this.current?.id) {
+        if ('trace' in message) this.finish(message.trace);
+        else
+          unpackTrace(message.packed).then(
+            (trace) => message.id === this.current?.id && this.finish(trace),
+            (error: Error) => message.id === this.current?.id && this.crashed(`the trace could not be read (${error.message}); a fresh Python was started, so the next run works`),
+          );
+      }
     };
     worker.onerror = (event) => {
       if (worker !== this.worker) return;
@@ -104,7 +112,7 @@ export class Engine {
       if (!this.isReady) this.startFailed(event.message || `the worker script did not load`);
       else this.crashed(`the Python worker crashed${event.message ? `: ${event.message}` : ''}`);
     };
-    const init: ToWorker = { type: 'init', indexURL: this.options.indexURL, port: channel.port2, ...(buffer ? { interrupt: buffer } : {}) };
+    const init: ToWorker = { type: 'init', indexURL: this.options.indexURL, port: channel.port2, packed: canUnpack(), ...(buffer ? { interrupt: buffer } : {}) };
     worker.postMessage(init, [channel.port2]);
   }
 

@@ -6,7 +6,8 @@ import type { RunRequest, Trace } from '../trace/types';
  * message in both directions goes through that port, which lesson code cannot reach.
  */
 export type ToWorker =
-  | { type: 'init'; indexURL: string; port: MessagePort; interrupt?: SharedArrayBuffer }
+  /** `packed`: the page unpacks traces (see trace/wire.ts); else they arrive as objects. */
+  | { type: 'init'; indexURL: string; port: MessagePort; interrupt?: SharedArrayBuffer; packed?: boolean }
   | { type: 'run'; id: number; request: RunRequest }
   /** Write a lesson's files and compile them ahead of its first run (no reply). */
   | { type: 'prepare'; request: RunRequest }
@@ -21,5 +22,7 @@ export type FromWorker =
   /** The memory snapshot for the next visit is stored. */
   | { type: 'snapshot-saved' }
   | { type: 'result'; id: number; trace: Trace }
+  /** The trace packed (trace/wire.ts), its buffer transferred. */
+  | { type: 'result'; id: number; packed: ArrayBuffer }
   /** Python itself broke (a fatal Pyodide error): this worker is no longer usable. */
   | { type: 'crashed'; id: number; message: string };

@@ -46,28 +46,52 @@ export function timeoutTrace(request: RunRequest, ms = request.limits?.timeoutMs
   };
 }
 
-export function createRunner(py: PyodideAPI, tracerSource: string): Runner {
+/** A runner in this thread's Pyodide (the page's worker, Node's tests and bench). */
+export interface LocalRunner extends Runner {
+  /** The same run, its trace packed for the page (ASCII JSON, raw deflate: see trace/wire.ts). */
+  runPacked(request: RunRequest): Uint8Array;
+}
+
+export function createRunner(py: PyodideAPI, tracerSource: string): LocalRunner {
   installTracer(py, tracerSource);
   py.runPython('steplight_tracer.start()'); // the state every run starts from and returns to (or, from a snapshot, was taken already)
   const run = py.runPython('steplight_tracer.run') as (json: string) => string;
   const prepare = py.runPython('steplight_tracer.prepare') as (json: string) => void;
   const clean = py.runPython('steplight_tracer.clean') as () => number;
+  type Bytes = { toJs(): Uint8Array; destroy(): void };
+  const runPacked = py.runPython('steplight_tracer.run_packed') as (json: string) => Bytes;
+  const packJson = py.runPython('steplight_tracer.pack_json') as (json: string) => Bytes;
+  const bytes = (proxy: Bytes) => {
+    try {
+      return proxy.toJs();
+    } finally {
+      proxy.destroy();
+    }
+  };
+  /** The tracer's answer, or what the host records when the run never reached Python. */
+  const attempt = <T>(request: RunRequest, call: () => T, stopped: (trace: Trace) => T): T => {
+    let out: T;
+    try {
+      out = call();
+    } catch (error) {
+      // the host's interrupt reached Python at the very entry of the tracer, before anything ran
+      if ((error as { type?: string }).type === 'KeyboardInterrupt') return stopped(timeoutTrace(request));
+      throw error;
+    }
+    if (out === undefined || out === null) throw new Error('Python stopped without a result (the Python runtime failed)');
+    return out;
+  };
   return {
     clean,
     prepare(request) {
       prepare(stringify(request));
     },
     run(request) {
-      let out: string;
-      try {
-        out = run(stringify(request));
-      } catch (error) {
-        // the host's interrupt reached Python at the very entry of the tracer, before anything ran
-        if ((error as { type?: string }).type === 'KeyboardInterrupt') return timeoutTrace(request);
-        throw error;
-      }
-      if (typeof out !== 'string') throw new Error('Python stopped without a result (the Python runtime failed)');
-      return parse(out) as Trace;
+      const out = attempt<string | Trace>(request, () => run(stringify(request)), (trace) => trace);
+      return typeof out === 'string' ? (parse(out) as Trace) : out;
+    },
+    runPacked(request) {
+      return bytes(attempt(request, () => runPacked(stringify(request)), (trace) => packJson(stringify(trace))));
     },
   };
 }

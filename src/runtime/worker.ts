@@ -2,7 +2,7 @@
 /** The module worker that hosts Pyodide for one page. */
 import type { PyodideAPI } from 'pyodide';
 import type { FromWorker, ToWorker } from './protocol';
-import { createRunner, installTracer, memorySnapshot, type Runner } from './runner';
+import { createRunner, installTracer, memorySnapshot, type LocalRunner } from './runner';
 import { dropSnapshot, readSnapshot, writeSnapshot } from './snapshot-store';
 import tracer from './steplight_tracer.py?raw';
 
@@ -12,8 +12,10 @@ type Load = (options: object) => Promise<PyodideAPI>;
 const portPost = MessagePort.prototype.postMessage;
 const apply = Reflect.apply;
 let port: MessagePort | null = null;
-const post = (message: FromWorker) => port && apply(portPost, port, [message]);
-let runner: Promise<Runner> | null = null;
+const post = (message: FromWorker, transfer: Transferable[] = []) => port && apply(portPost, port, [message, transfer]);
+/** Whether the page unpacks traces (trace/wire.ts): then they are sent packed, their buffer transferred. */
+let packed = false;
+let runner: Promise<LocalRunner> | null = null;
 
 /**
  * Memory snapshots of a started Python, per Pyodide version, tracer text and standard library archive
@@ -89,7 +91,7 @@ function watchFetches(): Promise<never> {
   return failed;
 }
 
-async function start(indexURL: string, interrupt?: SharedArrayBuffer): Promise<Runner> {
+async function start(indexURL: string, interrupt?: SharedArrayBuffer): Promise<LocalRunner> {
   const failed = watchFetches();
   const started = performance.now();
   post({ type: 'progress', phase: 'fetching' });
@@ -186,8 +188,11 @@ async function onRequest(event: MessageEvent<ToWorker>) {
     if (!runner) throw new Error('the Python worker was not started');
     const ready = await runner;
     takeSnapshot = null;
-    const trace = ready.run(message.request);
-    post({ type: 'result', id: message.id, trace });
+    if (packed) {
+      const bytes = ready.runPacked(message.request);
+      const buffer = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes.buffer : bytes.slice().buffer;
+      post({ type: 'result', id: message.id, packed: buffer as ArrayBuffer }, [buffer]);
+    } else post({ type: 'result', id: message.id, trace: ready.run(message.request) });
     setTimeout(() => ready.clean(), 0); // back to the start-up state, after the reader has the result
   } catch (error) {
     // The tracer turns every Python exception into trace data, so anything thrown here means the
@@ -202,6 +207,7 @@ self.onmessage = (event: MessageEvent<ToWorker>) => {
   const message = event.data;
   if (message.type !== 'init' || port) return;
   port = message.port;
+  packed = message.packed === true;
   port.onmessage = onRequest;
   runner = start(message.indexURL, message.interrupt);
   runner.then(
