@@ -107,8 +107,12 @@ async function spoilSnapshot(page: Page, how: 'torn' | 'garbage') {
     for await (const name of dir.keys()) names.push(name);
     const file = await (await dir.getFileHandle(names[0]!)).getFile();
     const out = await (await dir.getFileHandle(names[0]!)).createWritable();
-    // torn: the first MB only, as a write cut short would leave it; garbage: the right size, every byte 0x5a
-    await out.write(how === 'torn' ? (await file.slice(0, 1 << 20).arrayBuffer()) : new Uint8Array(file.size).fill(0x5a));
+    // torn: the first MB only, as a write cut short would leave it; garbage: the stored layout
+    // intact (its header: 3 words and 2 per run of pages), every byte of the snapshot itself 0x5a,
+    // so that Pyodide is the one to refuse it
+    const bytes = new Uint8Array(await file.arrayBuffer());
+    bytes.fill(0x5a, 12 + 8 * new DataView(bytes.buffer).getUint32(8, true));
+    await out.write(how === 'torn' ? bytes.slice(0, 1 << 20) : bytes);
     await out.close();
     return names;
   }, how);
