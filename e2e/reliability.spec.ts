@@ -1,4 +1,5 @@
 import { expect, test, type Locator, type Page } from '@playwright/test';
+import { keepClicking } from './helpers';
 
 const PAGE = 'en/lessons/x-hostile/';
 const hostile = (page: Page, id: string) => page.locator(`section[data-widget="x-hostile/${id}"]`);
@@ -162,9 +163,7 @@ test('the built page carries a Content-Security-Policy that allows only its own 
 
 test('lesson code cannot spoil the memory snapshot the next visit starts from', async ({ page }) => {
   // the reader keeps clicking until the poisoning run is done, so the snapshot is written after it
-  await page.addInitScript(() => {
-    (window as unknown as { clicking: number }).clicking = window.setInterval(() => document.body?.dispatchEvent(new MouseEvent('click', { bubbles: true })), 300);
-  });
+  const stopClicking = await keepClicking(page);
   await open(page);
   await expect(page.locator('.sl-status').first()).toHaveAttribute('data-engine-start', 'cold');
   const w = hostile(page, 'poison');
@@ -176,7 +175,7 @@ test('lesson code cannot spoil the memory snapshot the next visit starts from', 
   for (const text of ['caches: blocked', 'write: went through', 'getFileHandle: went through']) await expect(outcome).toContainText(text);
   await expect(outcome).not.toContainText('navigator.storage: went through');
   expect(await page.locator('html').getAttribute('data-snapshot')).toBeNull();
-  await page.evaluate(() => clearInterval((window as unknown as { clicking: number }).clicking));
+  await stopClicking();
   await expect(page.locator('html')).toHaveAttribute('data-snapshot', 'saved', { timeout: 30_000 });
   await page.reload();
   await expect(page.locator('.sl-status').first()).toHaveAttribute('data-engine', 'ready', { timeout: 60_000 });

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import { action, openLesson, widget } from './helpers';
+import { action, keepClicking, openLesson, widget } from './helpers';
 import { serveStatic } from './static-server';
 import { cacheControl } from '../vite.config';
 
@@ -84,10 +84,8 @@ test('a revisit starts Python from the cached memory snapshot, and it runs the s
 });
 
 test('the snapshot is stored at a quiet moment, not while the reader is clicking', async ({ page }) => {
-  // a reader who keeps clicking from the start (every 0.3 s, in the page itself, so a loaded machine cannot leave a gap)
-  await page.addInitScript(() => {
-    (window as unknown as { clicking: number }).clicking = window.setInterval(() => document.body?.dispatchEvent(new MouseEvent('click', { bubbles: true })), 300);
-  });
+  // a reader who keeps clicking from the start
+  const stopClicking = await keepClicking(page);
   await openLesson(page);
   await expect(page.locator('.sl-status').first()).toHaveAttribute('data-engine-start', 'cold');
   const w = widget(page, 'run_hooks');
@@ -95,7 +93,7 @@ test('the snapshot is stored at a quiet moment, not while the reader is clicking
   await expect(w).toHaveAttribute('data-status', 'finished');
   await page.waitForTimeout(4_000);
   expect(await page.locator('html').getAttribute('data-snapshot')).toBeNull();
-  await page.evaluate(() => clearInterval((window as unknown as { clicking: number }).clicking));
+  await stopClicking();
   await expect(page.locator('html')).toHaveAttribute('data-snapshot', 'saved', { timeout: 30_000 }); // once the reader stops
 });
 
