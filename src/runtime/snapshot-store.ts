@@ -8,6 +8,14 @@
  * a started runner's 30 MB.
  */
 import { fromSparse, toSparse } from './sparse';
+
+/** A snapshot in the form it is stored in (sparse.ts), made when it is taken. */
+export type Stored = Uint8Array & { readonly stored: unique symbol };
+/**
+ * Made when the snapshot is taken, before any lesson code runs: by the time it is written a lesson
+ * may have patched what a conversion would use (Uint8Array.prototype.set, DataView's methods).
+ */
+export const toStored = (snapshot: Uint8Array) => toSparse(snapshot) as Stored;
 declare const self: DedicatedWorkerGlobalScope;
 
 // Bound when the worker starts, before any lesson code runs: the worker's lockDown blocks the
@@ -33,6 +41,8 @@ const FileH = methods(global(() => FileSystemFileHandle), 'getFile', 'createWrit
 const Stream = methods(global(() => FileSystemWritableFileStream), 'write', 'close');
 const Sync = methods(global(() => FileSystemSyncAccessHandle), 'truncate', 'write', 'flush', 'close');
 const Caches = methods(global(() => CacheStorage), 'delete', 'open');
+const CacheM = methods(global(() => Cache), 'keys', 'delete', 'put');
+const ResponseOf = global(() => Response);
 /** Calls a method bound at start-up (a missing one throws, and the caller starts cold or skips the write). */
 const call = <R = unknown>(method: Method | undefined, target: unknown, ...args: unknown[]): R => apply(method!, target, args) as R;
 
@@ -92,9 +102,11 @@ export async function readSnapshot(key: string): Promise<Uint8Array | null> {
   return null;
 }
 
-/** Stores the snapshot under this key and removes every other one (older Pyodide, tracer or archive). */
-export async function writeSnapshot(key: string, snapshot: Uint8Array): Promise<boolean> {
-  const bytes = toSparse(snapshot);
+/**
+ * Stores the snapshot under this key and removes every other one (older Pyodide, tracer or
+ * archive). Only methods bound at start-up touch the bytes.
+ */
+export async function writeSnapshot(key: string, bytes: Stored): Promise<boolean> {
   const dir = await folder();
   if (!dir) return writeCached(key, bytes);
   const name = fileName(key, bytes.byteLength);
@@ -141,11 +153,11 @@ async function readCached(key: string): Promise<Uint8Array | null> {
   }
 }
 
-async function writeCached(key: string, bytes: Uint8Array): Promise<boolean> {
+async function writeCached(key: string, bytes: Stored): Promise<boolean> {
   try {
     const cache = await call<Promise<Cache>>(Caches.open, cacheStorage, CACHE);
-    for (const old of await cache.keys()) if (!old.url.endsWith(key)) await cache.delete(old);
-    await cache.put(key, new Response(bytes as BlobPart, { headers: { 'Content-Type': 'application/octet-stream' } }));
+    for (const old of await call<Promise<readonly Request[]>>(CacheM.keys, cache)) if (!old.url.endsWith(key)) await call(CacheM.delete, cache, old);
+    await call(CacheM.put, cache, key, new ResponseOf!(bytes as BlobPart, { headers: { 'Content-Type': 'application/octet-stream' } }));
     return true;
   } catch {
     return false;
