@@ -81,12 +81,15 @@ async function main() {
   for (const target of [1_000, 10_000, 100_000]) {
     const callbacks = callbacksFor(target);
     let steps = 0;
+    let last = null as ReturnType<typeof runner.run> | null;
     const reps = target >= 100_000 ? 2 : 5;
     const traced = best(reps, () => {
       const trace = runner.run(request(callbacks));
       steps = trace.steps.length;
+      last = trace;
       if (target === 100_000) trace100k = trace;
     });
+    const json = JSON.stringify(last).length; // the trace as JSON, what the page used to be sent
     const plain = best(reps, () => untraced(callbacks));
     let bareSteps = 0;
     const bareMs = best(reps, () => (bareSteps = bare(callbacks)));
@@ -96,7 +99,6 @@ async function main() {
     // run beside the unpacked one's
     let packed: Uint8Array = new Uint8Array();
     const packedMs = best(target >= 100_000 ? 1 : 3, () => (packed = runner.runPacked(request(callbacks))));
-    const json = JSON.stringify(runner.run(request(callbacks))).length;
     const unpackStarted = performance.now();
     await unpackTrace(packed);
     const unpackMs = performance.now() - unpackStarted;

@@ -55,6 +55,7 @@ def pack(text):
     packer = zlib_compressobj(6, zlib.DEFLATED, -15)
     return packer.compress(text.encode("ascii")) + packer.flush()
 
+
 VERSION = 1
 DEFAULT_LIMITS = types.MappingProxyType({
     "maxSteps": 100_000,
