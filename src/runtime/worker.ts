@@ -3,6 +3,7 @@
 import type { PyodideAPI } from 'pyodide';
 import type { FromWorker, ToWorker } from './protocol';
 import { createRunner, installTracer, memorySnapshot, type LocalRunner } from './runner';
+import { sealRealm } from './realm';
 import { dropSnapshot, readSnapshot, toStored, writeSnapshot } from './snapshot-store';
 import tracer from './steplight_tracer.py?raw';
 
@@ -16,6 +17,10 @@ const post = (message: FromWorker, transfer: Transferable[] = []) => port && app
 /** Whether the page unpacks traces (trace/wire.ts): then they are sent packed, their buffer transferred. */
 let packed = false;
 let runner: Promise<LocalRunner> | null = null;
+/** Settled once the worker's JavaScript is sealed (realm.ts), after the warm-up: no lesson runs before. */
+let sealed: Promise<void> = Promise.resolve();
+/** Seals it (set by start, once Python is there). */
+let seal = () => {};
 
 /**
  * Memory snapshots of a started Python, per Pyodide version, tracer text and standard library archive
@@ -132,6 +137,17 @@ async function start(indexURL: string, interrupt?: SharedArrayBuffer): Promise<L
   }
   if (interrupt) py.setInterruptBuffer(new Int32Array(interrupt));
   const result = createRunner(py, tracer);
+  const python = py;
+  seal = () => {
+    try {
+      const begun = performance.now();
+      sealRealm(python);
+      performance.measure('steplight: seal', { start: begun }); // read by bench/browser.ts
+    } catch (error) {
+      // a browser SES cannot lock down: lessons still run, without that guard against hostile ones
+      console.warn('Steplight: the worker could not be sealed', error);
+    }
+  };
   lockDown(); // Python's files are loaded: from here on nothing leaves this worker
   post({ type: 'ready', loadMs: Math.round(performance.now() - started), from });
   return result;
@@ -188,6 +204,7 @@ async function onRequest(event: MessageEvent<ToWorker>) {
   try {
     if (!runner) throw new Error('the Python worker was not started');
     const ready = await runner;
+    await sealed;
     takeSnapshot = null;
     if (packed) {
       const bytes = ready.runPacked(message.request);
@@ -211,14 +228,21 @@ self.onmessage = (event: MessageEvent<ToWorker>) => {
   packed = message.packed === true;
   port.onmessage = onRequest;
   runner = start(message.indexURL, message.interrupt);
-  runner.then(
+  sealed = runner.then(
     (ready) =>
-      setTimeout(() => {
-        ready.run(WARM_UP);
-        ready.clean();
-        takeSnapshot?.();
-        takeSnapshot = null;
-      }, 0),
+      new Promise<void>((done) =>
+        setTimeout(() => {
+          try {
+            ready.run(WARM_UP);
+            ready.clean();
+            takeSnapshot?.();
+          } finally {
+            takeSnapshot = null;
+            seal();
+            done();
+          }
+        }, 0),
+      ),
     (error: Error) => post({ type: 'init-failed', message: error.message }),
   );
 };
