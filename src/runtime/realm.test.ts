@@ -6,8 +6,7 @@
  */
 import { loadPyodide, type PyodideAPI } from 'pyodide';
 import { beforeAll, expect, test } from 'vitest';
-import { loadLesson } from '../lessons/load';
-import { widgetRequest } from '../lessons/run';
+import { hooksTraces as traces } from './hooks-traces';
 import { tracerSource } from './node';
 import { sealPyodide } from './realm';
 import { createRunner, type LocalRunner } from './runner';
@@ -15,14 +14,6 @@ import { createRunner, type LocalRunner } from './runner';
 type Module = Record<string, unknown> & { HEAPU8: Uint8Array; HEAP8: Int8Array; FS: Record<string, unknown> & { FSNode: { prototype: object } } };
 type Sealed = PyodideAPI & { _api: Record<string, unknown>; _module: Module };
 
-const lesson = loadLesson('lessons/s04-hooks');
-const requests = lesson.widgets.flatMap((w) => w.scenarios.map((s) => widgetRequest(lesson.files, w, s.id)));
-const traces = (runner: LocalRunner) =>
-  requests.map((request) => {
-    const { stats: _, ...trace } = runner.run(request);
-    runner.clean();
-    return JSON.stringify(trace);
-  });
 
 let py: Sealed;
 let runner: LocalRunner;

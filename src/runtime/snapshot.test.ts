@@ -7,22 +7,12 @@
 import { createHash } from 'node:crypto';
 import { loadPyodide, type PyodideAPI } from 'pyodide';
 import { expect, test } from 'vitest';
-import { loadLesson } from '../lessons/load';
-import { widgetRequest } from '../lessons/run';
+import { hooksRequests as requests, hooksTraces as traces } from './hooks-traces';
 import { tracerSource } from './node';
-import { createRunner, memorySnapshot, type Runner } from './runner';
+import { createRunner, memorySnapshot } from './runner';
 
 type Snapshotting = PyodideAPI & { makeMemorySnapshot(): Uint8Array; _module: { HEAP8: Int8Array } };
 
-const lesson = loadLesson('lessons/s04-hooks');
-const requests = lesson.widgets.flatMap((w) => w.scenarios.map((s) => widgetRequest(lesson.files, w, s.id)));
-/** Every scenario's trace without its timings, each run cleaned up after as in the page. */
-const traces = (runner: Runner) =>
-  requests.map((request) => {
-    const { stats: _, ...trace } = runner.run(request);
-    runner.clean();
-    return JSON.stringify(trace);
-  });
 
 test('a snapshot taken after runs is a copy of the heap, and a runner started from it records the same traces', async () => {
   const cold = (await loadPyodide({ _makeSnapshot: true } as object)) as Snapshotting;
