@@ -12,8 +12,10 @@
  * - every object the global object holds (the web APIs: TextDecoder, WebAssembly, performance,
  *   ...) is frozen, and so are the global object's bindings (no new ones, none replaced);
  * - the methods on Pyodide's objects (its API, the Emscripten module, the file system and its
- *   operation tables) cannot be replaced.
- * Pyodide's state (heap views, file nodes, proxies) stays writable: it changes with every run.
+ *   operation tables, the classes under them) cannot be replaced, and Module.HEAP* are views this
+ *   module makes of the wasm memory, which cannot be swapped or given methods.
+ * Pyodide's data (file nodes, open streams, proxy tables) stays writable: it changes with every
+ * run, and a lesson written against Pyodide's internals could still reach it (README, design notes).
  */
 import 'ses';
 import type { PyodideAPI } from 'pyodide';
@@ -52,7 +54,10 @@ export function sealRealm(py: PyodideAPI) {
   sealPyodide(py);
 }
 
-/** Pyodide's own objects: their methods pinned, the heap views sealed (no lockdown: Node tests it). */
+/**
+ * Pyodide's own objects: their methods pinned, the heap views sealed. Apart from lockdown, so that
+ * Node's tests can seal a Pyodide without locking down the test process.
+ */
 export function sealPyodide(py: PyodideAPI) {
   const api = py as unknown as { _api: object; _module: Record<string, unknown> };
   sealHeapViews(api._module);
@@ -124,9 +129,8 @@ const VIEWS = {
 
 /**
  * Module.HEAP8 ... HEAPU64, which Pyodide reads Python's memory through: views that cannot be
- * given methods of their own, made by this module from the wasm memory (anew when it grows),
- * whatever is assigned to them (Emscripten assigns its own on growth: ignored; lesson code could assign a
- * view of other bytes: refused).
+ * given methods of their own, made by this module from the wasm memory (anew when it grows).
+ * Emscripten assigns its own views when the memory grows: ignored; a view of other bytes: refused.
  */
 function sealHeapViews(module: Record<string, unknown>) {
   const memory = module.memory as WebAssembly.Memory;
