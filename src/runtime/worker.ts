@@ -232,13 +232,13 @@ self.onmessage = (event: MessageEvent<ToWorker>) => {
     (ready) =>
       new Promise<void>((done) =>
         setTimeout(() => {
+          seal(); // first, so that the warm-up run also warms up the sealed JavaScript
           try {
             ready.run(WARM_UP);
             ready.clean();
             takeSnapshot?.();
           } finally {
             takeSnapshot = null;
-            seal();
             done();
           }
         }, 0),
