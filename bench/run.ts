@@ -15,27 +15,10 @@ import { nodeRunner, tracerSource } from '../src/runtime/node';
 import { widgetRequest } from '../src/lessons/run';
 import * as R from '../src/replay/replay';
 import { unpackTrace } from '../src/trace/wire';
+import { harness, STEPS_PER_CALL } from './workload';
 
 const lesson = loadLesson(resolve('lessons/s04-hooks'));
 const widget = findWidget(lesson, 'run_hooks');
-/**
- * The hook workload: an agent session of `calls` tool calls, each through execute_hooked with the
- * course hooks (audit before, maintenance check, audit after), half of them reads and half runs.
- * The traced function is run_hooks (about 31 steps per tool call).
- */
-const harness = (calls: number) => `from core.runtime import build_hooks, execute_hooked
-from core.standins import FakeProcess, MemoryFiles
-log = []
-hooks = build_hooks(log)
-env = {"files": MemoryFiles({"notes.txt": "remember the milk"}), "process": FakeProcess(0)}
-for i in range(${calls}):
-    if i % 2:
-        call = {"id": "c%d" % i, "name": "read_file", "params": {"path": "notes.txt"}}
-    else:
-        call = {"id": "c%d" % i, "name": "run_main", "params": {"program": "tests.py"}}
-    outcome = execute_hooked(call, hooks, env, lambda call: True)
-`;
-const STEPS_PER_CALL = 31;
 const callbacksFor = (steps: number) => Math.max(1, Math.round(steps / STEPS_PER_CALL));
 
 const time = (f: () => void) => {
