@@ -1,5 +1,5 @@
 import { expect, test, type Locator } from '@playwright/test';
-import { action, expectState, gutterNumber, lineOf, openLesson, HOOKS, widget } from './helpers';
+import { action, at, expectState, gutterNumber, lineOf, openLesson, HOOKS, widget } from './helpers';
 
 const RUNTIME = 'core/runtime.py';
 const CALLBACK = lineOf(RUNTIME, 'answer = callback(view)');
@@ -115,5 +115,11 @@ for (const lang of ['zh', 'en'] as const) {
     const hooked = widget(page, 'execute_hooked');
     await expectState(hooked, { scenario: 'block', step: 20, fn: 'run_hooks', line: MAINTENANCE_ANSWER });
     await expect(hooked).toBeInViewport();
+  });
+
+  test(`${lang}: a link in the prose clicked while the page still loads is not lost`, async ({ page }) => {
+    await page.goto(at(HOOKS, lang));
+    await page.getByRole('link', { name: T.proseLink }).click(); // the prerendered page, before Python is ready
+    await expectState(widget(page, 'run_hooks'), { scenario: 'block', status: 'paused', step: 8, line: CALLBACK, breakpoints: CALLBACK });
   });
 }
