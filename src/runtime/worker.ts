@@ -17,10 +17,8 @@ const post = (message: FromWorker, transfer: Transferable[] = []) => port && app
 /** Whether the page unpacks traces (trace/wire.ts): then they are sent packed, their buffer transferred. */
 let packed = false;
 let runner: Promise<LocalRunner> | null = null;
-/** Settled once the worker's JavaScript is sealed (realm.ts), after the warm-up: no lesson runs before. */
-let sealed: Promise<void> = Promise.resolve();
-/** Seals it (set by start, once Python is there). */
-let seal = () => {};
+/** Settled once start-up's work after ready is done (see start): no lesson runs before. */
+let settled: Promise<void> = Promise.resolve();
 
 /**
  * Memory snapshots of a started Python, per Pyodide version, tracer text and standard library archive
@@ -35,11 +33,6 @@ function snapshotKey(version: string): string {
 }
 /** The snapshot waiting to be stored: the page says when it is quiet (store-snapshot, see quiet.ts). */
 let pendingSnapshot: (() => void) | null = null;
-/**
- * After a cold start: take the snapshot, once the warm-up run is done. Dropped as soon as a lesson
- * runs: a snapshot then could carry what it left behind to the next visits.
- */
-let takeSnapshot: (() => void) | null = null;
 
 /**
  * Pyodide hangs (after a console warning) when its wasm answers 404: watch every fetch of start-up
@@ -105,6 +98,7 @@ async function start(indexURL: string, interrupt?: SharedArrayBuffer): Promise<L
   const key = snapshotKey(version);
   const base = { indexURL, packageBaseUrl: indexURL, stdout: () => {}, stderr: () => {} };
   let py: PyodideAPI | null = null;
+  let takeSnapshot = () => {};
   let from: 'snapshot' | 'cold' = 'cold';
   const snapshot = await readSnapshot(key);
   if (snapshot) {
@@ -122,10 +116,11 @@ async function start(indexURL: string, interrupt?: SharedArrayBuffer): Promise<L
     const cold = py;
     // Taken after the reader can run (not on the way to it: 140-180 ms), once the warm-up run is
     // done and cleaned up, so it holds the started runner (baseline, preloaded modules) and a
-    // revisit skips all of it; never once a lesson has run. Pyodide's snapshot is a copy of the
-    // heap (snapshot.test.ts), turned into its stored form at once (15.6 of 30 MB, ~50 ms; no
-    // lesson has run yet to patch what that uses) and kept until the page is quiet, so that
-    // writing it competes with neither the page's start-up nor the reader's stepping.
+    // revisit skips all of it; always before a lesson runs (runs wait for `settled`). Pyodide's
+    // snapshot is a copy of the heap (snapshot.test.ts), turned into its stored form at once
+    // (15.6 of 30 MB, ~50 ms; no lesson has run yet to patch what that uses) and kept until the
+    // page is quiet, so that writing it competes with neither the page's start-up nor the
+    // reader's stepping.
     takeSnapshot = () => {
       try {
         const bytes = toStored(memorySnapshot(cold));
@@ -136,21 +131,36 @@ async function start(indexURL: string, interrupt?: SharedArrayBuffer): Promise<L
     };
   }
   if (interrupt) py.setInterruptBuffer(new Int32Array(interrupt));
-  const result = createRunner(py, tracer);
   const python = py;
-  seal = () => {
-    try {
-      const begun = performance.now();
-      sealRealm(python);
-      performance.measure('steplight: seal', { start: begun }); // read by bench/browser.ts
-    } catch (error) {
-      // a browser SES cannot lock down: lessons still run, without that guard against hostile ones
-      console.warn('Steplight: the worker could not be sealed', error);
-    }
-  };
+  const result = createRunner(python, tracer);
   lockDown(); // Python's files are loaded: from here on nothing leaves this worker
   post({ type: 'ready', loadMs: Math.round(performance.now() - started), from });
+  // Once the reader can press Run, and before any lesson runs: seal the worker's JavaScript
+  // (realm.ts), then warm the runner up in it, then take the snapshot (after a cold start).
+  settled = new Promise<void>((done) =>
+    setTimeout(() => {
+      seal(python);
+      try {
+        result.run(WARM_UP);
+        result.clean();
+        takeSnapshot();
+      } finally {
+        done();
+      }
+    }, 0),
+  );
   return result;
+}
+
+function seal(py: PyodideAPI) {
+  try {
+    const begun = performance.now();
+    sealRealm(py);
+    performance.measure('steplight: seal', { start: begun }); // read by bench/browser.ts
+  } catch (error) {
+    // a browser SES cannot lock down: lessons still run, without that guard against hostile ones
+    console.warn('Steplight: the worker could not be sealed', error);
+  }
 }
 
 /** One tiny traced run right after start-up, so the reader's first run does not pay for warming up. */
@@ -204,8 +214,7 @@ async function onRequest(event: MessageEvent<ToWorker>) {
   try {
     if (!runner) throw new Error('the Python worker was not started');
     const ready = await runner;
-    await sealed;
-    takeSnapshot = null;
+    await settled;
     if (packed) {
       const bytes = ready.runPacked(message.request);
       const buffer = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes.buffer : bytes.slice().buffer;
@@ -228,21 +237,5 @@ self.onmessage = (event: MessageEvent<ToWorker>) => {
   packed = message.packed === true;
   port.onmessage = onRequest;
   runner = start(message.indexURL, message.interrupt);
-  sealed = runner.then(
-    (ready) =>
-      new Promise<void>((done) =>
-        setTimeout(() => {
-          seal(); // first, so that the warm-up run also warms up the sealed JavaScript
-          try {
-            ready.run(WARM_UP);
-            ready.clean();
-            takeSnapshot?.();
-          } finally {
-            takeSnapshot = null;
-            done();
-          }
-        }, 0),
-      ),
-    (error: Error) => post({ type: 'init-failed', message: error.message }),
-  );
+  runner.catch((error: Error) => post({ type: 'init-failed', message: error.message }));
 };
