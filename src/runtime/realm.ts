@@ -46,9 +46,9 @@ export function sealRealm(py: PyodideAPI) {
   for (const value of [...dataValues(WebAssembly), ...dataValues(self)]) {
     if (typeof value === 'function' && Object.getPrototypeOf(value) === platformError) Object.setPrototypeOf(value, sharedError);
   }
-  for (const name of MADE_ON_USE) freeze(() => (self as unknown as Record<string, unknown>)[name]);
+  for (const name of MADE_ON_USE) freeze(Reflect.get(self, name));
   for (let holder: object | null = self; holder && holder !== Object.prototype; holder = Object.getPrototypeOf(holder)) {
-    for (const value of dataValues(holder)) if (value !== self) freeze(() => value);
+    for (const value of dataValues(holder)) if (value !== self) freeze(value);
   }
   Object.freeze(self); // its accessors (onmessage, ...) keep their setters; nothing is added or replaced
   sealPyodide(py);
@@ -71,10 +71,9 @@ const dataValues = (of: object): unknown[] =>
     return 'value' in own ? [own.value] : [];
   });
 
-function freeze(value: () => unknown) {
+function freeze(value: unknown) {
   try {
-    const v = value();
-    if ((typeof v === 'object' && v !== null) || typeof v === 'function') harden(v);
+    if ((typeof value === 'object' && value !== null) || typeof value === 'function') harden(value);
   } catch {
     /* a value harden cannot walk (a typed array with elements): nothing to call on it */
   }
