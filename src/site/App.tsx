@@ -105,24 +105,14 @@ function LessonPage({ lesson, locale, engine, backHref, backLabel, link, onLink 
   const widgets = useMemo(() => new Map(lesson.widgets.map((w) => [w.id, w])), [lesson]);
   // each widget's store, so a link in the prose can drive its widget on this page
   const stores = useRef(new Map<string, WidgetStore>());
-  // a link clicked before its widget has its store (the page still hydrating on a slow phone, or
-  // Python ready from a snapshot first): applied as soon as the store is there, not lost
-  const waiting = useRef(new Map<string, Link>());
   const onProseClick = (event: MouseEvent) => {
     const anchor = (event.target as Element).closest?.('a');
     const target = anchor ? parseLink(anchor.getAttribute('href') ?? '') : null;
-    if (!target || !widgets.has(target.widget) || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return;
+    const store = target ? stores.current.get(target.widget) : undefined;
+    if (!target || !store || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return;
     event.preventDefault();
     document.querySelector(`section[data-widget="${lesson.id}/${target.widget}"]`)?.scrollIntoView({ block: 'start', behavior: 'smooth' });
-    const store = stores.current.get(target.widget);
-    if (store) void store.getState().applyLink(target);
-    else waiting.current.set(target.widget, target);
-  };
-  const onStore = (id: string, store: WidgetStore) => {
-    stores.current.set(id, store);
-    const target = waiting.current.get(id);
-    waiting.current.delete(id);
-    if (target) void store.getState().applyLink(target);
+    void store.getState().applyLink(target);
   };
   // what each widget's run depends on: an edit elsewhere (the prose) keeps the reader's place
   const keys = useMemo(() => new Map(lesson.widgets.map((w) => [w.id, fingerprint(w, lesson.files)])), [lesson]);
@@ -139,7 +129,7 @@ function LessonPage({ lesson, locale, engine, backHref, backLabel, link, onLink 
         segment.kind === 'html' ? (
           <div key={i} className="sl-prose" dangerouslySetInnerHTML={{ __html: segment.html }} />
         ) : (
-          <LinkedWidget key={`${segment.id}-${i}-${keys.get(segment.id)}`} id={segment.id} lesson={lesson} widgets={widgets} engine={engine} locale={locale} link={link?.widget === segment.id ? link : null} onLink={onLink} onStore={(store) => onStore(segment.id, store)} />
+          <LinkedWidget key={`${segment.id}-${i}-${keys.get(segment.id)}`} id={segment.id} lesson={lesson} widgets={widgets} engine={engine} locale={locale} link={link?.widget === segment.id ? link : null} onLink={onLink} onStore={(store) => stores.current.set(segment.id, store)} />
         ),
       )}
     </article>
