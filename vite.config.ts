@@ -5,7 +5,7 @@ import { defineConfig, type Plugin } from 'vite';
 import { lessonDirs, loadLesson, LESSON_ROOTS, summarize } from './src/lessons/load';
 import type { Lesson, LessonFailure, LessonSummary } from './src/lessons/types';
 import { LESSON_EDITED } from './src/lessons/edited';
-import { storedStdlib } from './scripts/stdlib';
+import { PYODIDE_FILES, pyodideFile, servedPyodide } from './scripts/stdlib';
 
 const PYODIDE_DIR = resolve('node_modules/pyodide');
 /**
@@ -13,22 +13,30 @@ const PYODIDE_DIR = resolve('node_modules/pyodide');
  * one URL and can be cached as immutable (a new Pyodide is a new folder).
  */
 export const PYODIDE_PATH = `pyodide/${(JSON.parse(readFileSync(join(PYODIDE_DIR, 'package.json'), 'utf8')) as { version: string }).version}/`;
-/** The Pyodide files a page needs; served from the site's own origin under PYODIDE_PATH. */
-export const PYODIDE_FILES = ['pyodide.mjs', 'pyodide.asm.mjs', 'pyodide.asm.wasm', 'python_stdlib.zip', 'pyodide-lock.json'];
-/** Where a Pyodide file the site serves comes from: the package, but the standard library stored (scripts/stdlib.ts). */
-function pyodideFile(name: string): string {
-  return name === 'python_stdlib.zip' ? storedStdlib(join(PYODIDE_DIR, name)) : join(PYODIDE_DIR, name);
-}
 /** Each file's size as the worker reads it (decompressed): loading progress has a total even when a
  * host compresses the files or sends no Content-Length. */
 const PYODIDE_SIZES = Object.fromEntries(PYODIDE_FILES.map((name) => [name, statSync(pyodideFile(name)).size]));
 const TYPES: Record<string, string> = { mjs: 'text/javascript', wasm: 'application/wasm', zip: 'application/zip', json: 'application/json' };
 
-/** Self-hosted Pyodide: dev server middleware, and a copy into the build. */
+/**
+ * Self-hosted Pyodide: dev server middleware, and a copy into the build, with the site's memory
+ * snapshot beside it (scripts/snapshot.ts: a first visit starts Python from it). `npm start` has no
+ * snapshot: its pages start Python cold.
+ */
 function pyodide(): Plugin {
   let outDir = 'dist';
+  let snapshot: { file: string; path: string } | null = null;
   return {
     name: 'steplight:pyodide',
+    async config(_config, { command }) {
+      if (command === 'build') {
+        const { siteSnapshot } = await import('./scripts/snapshot');
+        const made = await siteSnapshot(servedPyodide());
+        snapshot = made;
+        return { define: { __STEPLIGHT_SNAPSHOT__: JSON.stringify({ file: made.file, size: made.size }) } };
+      }
+      return { define: { __STEPLIGHT_SNAPSHOT__: 'null' } };
+    },
     configResolved(config) {
       outDir = resolve(config.root, config.build.outDir);
     },
@@ -47,6 +55,7 @@ function pyodide(): Plugin {
       const target = join(outDir, PYODIDE_PATH);
       mkdirSync(target, { recursive: true });
       for (const name of PYODIDE_FILES) copyFileSync(pyodideFile(name), join(target, name));
+      if (snapshot) copyFileSync(snapshot.path, join(target, snapshot.file));
     },
   };
 }

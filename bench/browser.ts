@@ -194,7 +194,7 @@ async function main() {
   server.httpServer.on('request', (req: { url?: string }) => asked.push((req.url ?? '').split('?')[0]!));
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS });
   try {
-    const cold = { bare: [] as number[], ours: [] as number[] };
+    const cold = { bare: [] as number[], ours: [] as number[], fromSite: 0 };
     const warm = { bare: [] as number[], ours: [] as number[], fromSnapshot: 0 };
     /** Long tasks from navigation to Python ready, each cold load (durations in ms). */
     const long = { bare: [] as number[][], ours: [] as number[][] };
@@ -206,6 +206,7 @@ async function main() {
         const url = kind === 'bare' ? `${ORIGIN}/bare.html` : `${ORIGIN}/lessons/s04-hooks/`; // the article's page, as #13 names it
         await page.goto(url);
         cold[kind].push(kind === 'bare' ? await bareReady(page) : await oursReady(page));
+        if (kind === 'ours' && (await page.locator('.sl-status').first().getAttribute('data-engine-start')) === 'site') cold.fromSite++; // the site's snapshot (scripts/snapshot.ts)
         long[kind].push(await longTasks(page));
         if (kind === 'ours') await page.waitForFunction(() => document.documentElement.dataset.snapshot === 'saved', null, { timeout: 30_000 });
         await page.goto(url);
@@ -258,6 +259,7 @@ async function main() {
       coldBareMs: round(median(cold.bare)),
       coldOursMs: round(median(cold.ours)),
       coldRatio: round(median(cold.ours) / median(cold.bare) * 100) / 100,
+      coldFromSiteSnapshot: `${cold.fromSite}/${REPS}`,
       warmBareMs: round(median(warm.bare)),
       warmOursMs: round(median(warm.ours)),
       warmRatioToColdBare: round(median(warm.ours) / median(cold.bare) * 100) / 100,

@@ -71,7 +71,7 @@ test('a revisit asks the server for no hashed asset and no Python file (immutabl
 test('a revisit starts Python from the cached memory snapshot, and it runs the same', async ({ page }) => {
   await openLesson(page);
   const status = page.locator('.sl-status').first();
-  await expect(status).toHaveAttribute('data-engine-start', 'cold');
+  await expect(status).toHaveAttribute('data-engine-start', 'site');
   await expect(page.locator('html')).toHaveAttribute('data-snapshot', 'saved', { timeout: 30_000 });
   await page.reload();
   await expect(status).toHaveAttribute('data-engine', 'ready', { timeout: 60_000 });
@@ -87,7 +87,7 @@ test('the snapshot is stored at a quiet moment, not while the reader is clicking
   // a reader who keeps clicking from the start
   const stopClicking = await keepClicking(page);
   await openLesson(page);
-  await expect(page.locator('.sl-status').first()).toHaveAttribute('data-engine-start', 'cold');
+  await expect(page.locator('.sl-status').first()).toHaveAttribute('data-engine-start', 'site');
   const w = widget(page, 'run_hooks');
   await action(w, 'run').click();
   await expect(w).toHaveAttribute('data-status', 'finished');
@@ -117,14 +117,14 @@ async function spoilSnapshot(page: Page, how: 'torn' | 'garbage') {
 }
 
 for (const how of ['torn', 'garbage'] as const) {
-  test(`a ${how} snapshot is dropped, Python starts cold and stores a good one`, async ({ page }) => {
+  test(`a ${how} snapshot is dropped, Python starts from the site's and stores a good one`, async ({ page }) => {
     await openLesson(page);
     await expect(page.locator('html')).toHaveAttribute('data-snapshot', 'saved', { timeout: 30_000 });
     expect(await spoilSnapshot(page, how)).toHaveLength(1); // one snapshot, not one per visit
     await page.reload();
     const status = page.locator('.sl-status').first();
     await expect(status).toHaveAttribute('data-engine', 'ready', { timeout: 60_000 });
-    await expect(status).toHaveAttribute('data-engine-start', 'cold');
+    await expect(status).toHaveAttribute('data-engine-start', 'site');
     await expect(page.locator('html')).toHaveAttribute('data-snapshot', 'saved', { timeout: 30_000 });
     const w = widget(page, 'run_hooks');
     await action(w, 'run').click();
@@ -134,3 +134,74 @@ for (const how of ['torn', 'garbage'] as const) {
     await expect(status).toHaveAttribute('data-engine-start', 'snapshot');
   });
 }
+
+/** Every scenario of every widget on the hooks page run once: what the reader is shown of each run. */
+async function runEveryScenario(page: Page): Promise<string[]> {
+  const shown: string[] = [];
+  for (const w of await page.locator('section[data-widget]').all()) {
+    for (const scenario of await w.locator('input[type="radio"]').all()) {
+      await scenario.check();
+      await action(w, 'run').click();
+      await expect(w).toHaveAttribute('data-status', /^(finished|error)$/);
+      const text = async (selector: string) => ((await w.locator(selector).count()) ? await w.locator(selector).first().textContent() : '');
+      shown.push([await w.getAttribute('data-widget'), await scenario.getAttribute('value'), await w.getAttribute('data-status'), await w.getAttribute('data-steps'), await text('[data-outcome]'), await text('[data-panel="output"]')].join(' | '));
+    }
+  }
+  return shown;
+}
+
+test("a first visit starts Python from the site's snapshot (made by the build in Node), and every run records what a cold start records", async ({ browser }) => {
+  const visit = async (snapshot: 'served' | 'missing') => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const warnings: string[] = [];
+    page.on('console', (m) => m.type() === 'warning' && warnings.push(m.text()));
+    const fetched: string[] = [];
+    page.on('requestfinished', (r) => r.url().endsWith('.snapshot') && fetched.push(r.url()));
+    if (snapshot === 'missing') await page.route(/\.snapshot$/, (route) => route.fulfill({ status: 404 }));
+    try {
+      await openLesson(page);
+      await expect(page.locator('.sl-status').first()).toHaveAttribute('data-engine-start', snapshot === 'served' ? 'site' : 'cold');
+      if (snapshot === 'served') expect(fetched).toHaveLength(1);
+      else expect(warnings.join('\n')).toContain("the site's Python snapshot could not be used");
+      return await runEveryScenario(page);
+    } finally {
+      await context.close();
+    }
+  };
+  const fromSite = await visit('served');
+  expect(fromSite.length).toBeGreaterThan(8);
+  expect(await visit('missing')).toEqual(fromSite);
+});
+
+test("a spoiled site snapshot is refused: Python starts cold, runs, and keeps its own snapshot for the next visit", async ({ page }) => {
+  // the right size, every byte wrong: Pyodide itself must refuse it
+  await page.route(/\.snapshot$/, async (route) => {
+    const response = await route.fetch();
+    await route.fulfill({ response, body: Buffer.alloc((await response.body()).length, 0x5a) });
+  });
+  await openLesson(page);
+  const status = page.locator('.sl-status').first();
+  await expect(status).toHaveAttribute('data-engine-start', 'cold');
+  const w = widget(page, 'run_hooks');
+  await action(w, 'run').click();
+  await expect(w).toHaveAttribute('data-status', 'finished');
+  await expect(w.locator('[data-panel="output"]')).toContainText('callbacks that ran: note_call, check_program');
+  await expect(page.locator('html')).toHaveAttribute('data-snapshot', 'saved', { timeout: 30_000 });
+  await page.reload();
+  await expect(status).toHaveAttribute('data-engine', 'ready', { timeout: 60_000 });
+  await expect(status).toHaveAttribute('data-engine-start', 'snapshot');
+});
+
+test('on a connection slower than 4G the first visit does not download the snapshot: Python starts cold', async ({ page }) => {
+  const cdp = await page.context().newCDPSession(page);
+  // a round trip of 400 ms makes Chromium rate the connection 3g (navigator.connection.effectiveType,
+  // in the worker too); the bandwidth is left high so that the cold start itself is not slowed
+  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 400, downloadThroughput: 12_500_000, uploadThroughput: 12_500_000, connectionType: 'cellular3g' });
+  expect(await page.evaluate(() => (navigator as { connection?: { effectiveType?: string } }).connection?.effectiveType)).toBe('3g');
+  const asked: string[] = [];
+  page.on('request', (r) => r.url().endsWith('.snapshot') && asked.push(r.url()));
+  await openLesson(page);
+  await expect(page.locator('.sl-status').first()).toHaveAttribute('data-engine-start', 'cold');
+  expect(asked).toEqual([]);
+});

@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 
-const COMPRESSIBLE = /\.(html|js|mjs|css|json|wasm|svg|txt|py|map|zip)$/;
+const COMPRESSIBLE = /\.(html|js|mjs|css|json|wasm|svg|txt|py|map|zip|snapshot)$/;
 const CACHE = resolve('node_modules/.cache/steplight-compress');
 const brotli = promisify(brotliCompress);
 const gz = promisify(gzip);

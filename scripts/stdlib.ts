@@ -23,3 +23,13 @@ export function storedStdlib(original: string): string {
   renameSync(`${path}.tmp`, path); // never a half-written archive under the final name
   return path;
 }
+
+const PYODIDE_DIR = resolve('node_modules/pyodide');
+/** The Pyodide files a page needs; the site serves them from its own origin. */
+export const PYODIDE_FILES = ['pyodide.mjs', 'pyodide.asm.mjs', 'pyodide.asm.wasm', 'python_stdlib.zip', 'pyodide-lock.json'];
+/** Where a Pyodide file the site serves comes from: the package, but the standard library stored. */
+export function pyodideFile(name: string): string {
+  return name === 'python_stdlib.zip' ? storedStdlib(join(PYODIDE_DIR, name)) : join(PYODIDE_DIR, name);
+}
+/** Every file the site serves as Pyodide: name → path on this machine. */
+export const servedPyodide = (): Record<string, string> => Object.fromEntries(PYODIDE_FILES.map((name) => [name, pyodideFile(name)]));

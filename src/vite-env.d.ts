@@ -19,3 +19,5 @@ declare module '*.css?inline' {
 declare const __PYODIDE_SIZES__: Record<string, number>;
 /** Where the site serves Pyodide, relative to its base: `pyodide/<version>/` (from vite.config.ts). */
 declare const __PYODIDE_PATH__: string;
+/** The site's memory snapshot beside Pyodide's files (scripts/snapshot.ts); null under `npm start`. */
+declare const __STEPLIGHT_SNAPSHOT__: import('./runtime/started').SiteSnapshot | null;

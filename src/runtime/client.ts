@@ -7,7 +7,7 @@ import { timeoutTrace } from './runner';
 
 export type EngineStatus =
   | { state: 'loading'; phase: 'booting' | 'fetching' | 'starting' | 'retrying'; loaded?: number; total?: number }
-  | { state: 'ready'; loadMs: number; from: 'snapshot' | 'cold' }
+  | { state: 'ready'; loadMs: number; from: 'snapshot' | 'site' | 'cold' }
   | { state: 'error'; message: string; load?: { tries: number; url: string } };
 
 export interface EngineOptions {
@@ -88,8 +88,8 @@ export class Engine {
         this.isReady = true;
         this.setStatus({ state: 'ready', loadMs: message.loadMs, from: message.from });
         markReady();
-        if (message.from === 'cold') {
-          // the snapshot for the next visit is stored at the page's first quiet moment
+        if (message.from !== 'snapshot') {
+          // the snapshot for the next visit (this Python's, or the site's as it came) is stored at the page's first quiet moment
           this.cancelQuiet();
           this.cancelQuiet = whenQuiet(() => this.port.postMessage({ type: 'store-snapshot' } satisfies ToWorker), () => this.current !== null || this.queue.length > 0);
         }

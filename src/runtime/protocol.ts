@@ -17,7 +17,8 @@ export type ToWorker =
 export type FromWorker =
   /** `loaded`/`total`: bytes of Python's files so far (total 0 when the server does not say). */
   | { type: 'progress'; phase: 'fetching' | 'starting'; loaded?: number; total?: number }
-  | { type: 'ready'; loadMs: number; from: 'snapshot' | 'cold' }
+  /** `from`: the snapshot kept from an earlier visit, the site's (scripts/snapshot.ts), or Python's own start-up. */
+  | { type: 'ready'; loadMs: number; from: 'snapshot' | 'site' | 'cold' }
   | { type: 'init-failed'; message: string }
   /** The memory snapshot for the next visit is stored. */
   | { type: 'snapshot-saved' }

@@ -4,7 +4,9 @@ import type { PyodideAPI } from 'pyodide';
 import type { FromWorker, ToWorker } from './protocol';
 import { createRunner, installTracer, memorySnapshot, type LocalRunner } from './runner';
 import { sealRealm } from './realm';
-import { dropSnapshot, readSnapshot, toStored, writeSnapshot } from './snapshot-store';
+import { dropSnapshot, readSnapshot, toStored, writeSnapshot, type Stored } from './snapshot-store';
+import { fromSparse } from './sparse';
+import { PYTHON_ENV, WARM_UP } from './started';
 import tracer from './steplight_tracer.py?raw';
 
 declare const self: DedicatedWorkerGlobalScope;
@@ -34,16 +36,21 @@ function snapshotKey(version: string): string {
 /** The snapshot waiting to be stored: the page says when it is quiet (store-snapshot, see quiet.ts). */
 let pendingSnapshot: (() => void) | null = null;
 
+/** The site's memory snapshot (scripts/snapshot.ts), where the build made one. */
+const SITE_SNAPSHOT = typeof __STEPLIGHT_SNAPSHOT__ === 'object' ? __STEPLIGHT_SNAPSHOT__ : null;
+
 /**
  * Pyodide hangs (after a console warning) when its wasm answers 404: watch every fetch of start-up
- * and fail the start with the file's name and status instead.
+ * and fail the start with the file's name and status instead. Every download is counted for the
+ * reader's progress bar (a 13 MB download on a phone); `fetchCounted` is a download that may fail
+ * without failing the start (the site's snapshot: without it Python starts cold).
  */
-function watchFetches(): Promise<never> {
+function watchFetches(): { failed: Promise<never>; fetchCounted: (url: string) => Promise<Response> } {
   let fail!: (error: Error) => void;
   const failed = new Promise<never>((_, reject) => (fail = reject));
   const fetch = self.fetch.bind(self);
-  // what Pyodide fetches at start, with sizes known from the build: the total is right from the first report
-  const known: Record<string, number> = typeof __PYODIDE_SIZES__ === 'object' ? __PYODIDE_SIZES__ : {};
+  // what start-up fetches, with sizes known from the build: the total is right from the first report
+  const known: Record<string, number> = { ...(typeof __PYODIDE_SIZES__ === 'object' ? __PYODIDE_SIZES__ : {}), ...(SITE_SNAPSHOT ? { [SITE_SNAPSHOT.file]: SITE_SNAPSHOT.size } : {}) };
   const sizes = new Map<string, { loaded: number; total: number }>(
     ['pyodide.asm.wasm', 'python_stdlib.zip', 'pyodide-lock.json'].filter((name) => known[name]).map((name) => [name, { loaded: 0, total: known[name]! }]),
   );
@@ -60,15 +67,8 @@ function watchFetches(): Promise<never> {
     }
     post({ type: 'progress', phase: 'fetching', loaded, total });
   };
-  self.fetch = async (input, init) => {
-    const url = input instanceof Request ? input.url : String(input);
-    const response = await fetch(input, init).catch((error: Error) => {
-      fail(new Error(`${url} could not be fetched (${error.message})`));
-      throw error;
-    });
-    if (!response.ok) fail(new Error(`${url} answered HTTP ${response.status}`));
+  const count = (url: string, response: Response) => {
     if (!response.body) return response;
-    // count the bytes as they arrive, for the reader's progress bar (a 13 MB download on a phone)
     // the total: the file's size known from the build (the body is counted decompressed, so a
     // compressed Content-Length would undercount), else the header
     const name = new URL(url).pathname.split('/').pop() ?? '';
@@ -86,20 +86,49 @@ function watchFetches(): Promise<never> {
     );
     return new Response(counted, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
-  return failed;
+  self.fetch = async (input, init) => {
+    const url = input instanceof Request ? input.url : String(input);
+    const response = await fetch(input, init).catch((error: Error) => {
+      fail(new Error(`${url} could not be fetched (${error.message})`));
+      throw error;
+    });
+    if (!response.ok) fail(new Error(`${url} answered HTTP ${response.status}`));
+    return count(url, response);
+  };
+  const fetchCounted = async (url: string) => {
+    const name = new URL(url).pathname.split('/').pop() ?? '';
+    if (known[name]) sizes.set(name, { loaded: 0, total: known[name]! }); // in the total from now on
+    const response = await fetch(url).catch((error: Error) => error);
+    if (response instanceof Response && response.ok) return count(url, response);
+    sizes.delete(name); // not coming: out of the total again
+    throw new Error(response instanceof Response ? `${url} answered HTTP ${response.status}` : `${url} could not be fetched (${response.message})`);
+  };
+  return { failed, fetchCounted };
+}
+
+/**
+ * Whether a first visit downloads the site's snapshot (4.1 MB compressed) rather than run Python's
+ * start-up (3-4 s of CPU on a 2-core laptop, more on a phone): not when the reader asked to save
+ * data, nor on a connection the browser rates slower than 4G, where the download would cost more
+ * than it saves. Browsers that do not say (Safari, Firefox) get it. (Chromium's `downlink` is not
+ * used: a fresh profile reports a default 1.45 Mbit/s on any network.)
+ */
+function siteSnapshotPays(): boolean {
+  const connection = (self.navigator as { connection?: { saveData?: boolean; effectiveType?: string } }).connection;
+  return !connection?.saveData && (!connection?.effectiveType || connection.effectiveType === '4g');
 }
 
 async function start(indexURL: string, interrupt?: SharedArrayBuffer): Promise<LocalRunner> {
-  const failed = watchFetches();
+  const { failed, fetchCounted } = watchFetches();
   const started = performance.now();
   post({ type: 'progress', phase: 'fetching' });
   const { loadPyodide, version } = (await import(/* @vite-ignore */ `${indexURL}pyodide.mjs`)) as { loadPyodide: Load; version: string };
   const loaded = (options: object) => Promise.race([loadPyodide(options), failed]);
   const key = snapshotKey(version);
-  const base = { indexURL, packageBaseUrl: indexURL, stdout: () => {}, stderr: () => {} };
+  const base = { indexURL, packageBaseUrl: indexURL, env: PYTHON_ENV, stdout: () => {}, stderr: () => {} };
   let py: PyodideAPI | null = null;
   let takeSnapshot = () => {};
-  let from: 'snapshot' | 'cold' = 'cold';
+  let from: 'snapshot' | 'site' | 'cold' = 'cold';
   const snapshot = await readSnapshot(key);
   if (snapshot) {
     try {
@@ -107,6 +136,20 @@ async function start(indexURL: string, interrupt?: SharedArrayBuffer): Promise<L
       from = 'snapshot';
     } catch {
       await dropSnapshot(key); // a bad snapshot: forget it and start cold
+    }
+  }
+  if (!py && SITE_SNAPSHOT && siteSnapshotPays()) {
+    // downloaded beside Pyodide's own files (Pyodide awaits it before it instantiates the wasm);
+    // any failure (missing, torn, refused by Pyodide) starts Python cold, once
+    const stored = fetchCounted(`${indexURL}${SITE_SNAPSHOT.file}`).then(async (response) => new Uint8Array(await response.arrayBuffer()));
+    try {
+      py = await loaded({ ...base, _loadSnapshot: stored.then(fromSparse) });
+      from = 'site';
+      // kept for the next visit as it came (already in the stored form), once the page is quiet
+      const bytes = (await stored) as Stored;
+      takeSnapshot = () => (pendingSnapshot = () => void writeSnapshot(key, bytes).then((saved) => saved && post({ type: 'snapshot-saved' })));
+    } catch (error) {
+      console.warn(`Steplight: the site's Python snapshot could not be used (${(error as Error).message}); starting Python from scratch`);
     }
   }
   if (!py) {
@@ -136,7 +179,8 @@ async function start(indexURL: string, interrupt?: SharedArrayBuffer): Promise<L
   lockDown(); // Python's files are loaded: from here on nothing leaves this worker
   post({ type: 'ready', loadMs: Math.round(performance.now() - started), from });
   // Once the reader can press Run, and before any lesson runs: seal the worker's JavaScript
-  // (realm.ts), then warm the runner up in it, then take the snapshot (after a cold start).
+  // (realm.ts), then warm the runner up in it, then take the snapshot (after a cold start) or keep
+  // the site's for the next visit.
   settled = new Promise<void>((done) =>
     setTimeout(() => {
       seal(python);
@@ -162,14 +206,6 @@ function seal(py: PyodideAPI) {
     console.warn('Steplight: the worker could not be sealed', error);
   }
 }
-
-/** One tiny traced run right after start-up, so the reader's first run does not pay for warming up. */
-const WARM_UP = {
-  root: '/steplight/warm-up',
-  files: { 'warm.py': 'import copy\n\ndef warm(items):\n    out = []\n    for item in items:\n        out.append(copy.deepcopy(item))\n    return out\n' },
-  target: { file: 'warm.py', symbol: 'warm' },
-  harness: { file: 'harness.py', code: 'from warm import warm\noutcome = warm([{"a": [1]}, "b"])\nprint(outcome)\n' },
-};
 
 /**
  * Once Python is loaded, lesson code must not reach the network, the page's origin or the page:
