@@ -173,6 +173,32 @@ async function revisitRequests() {
   }
 }
 
+/**
+ * Cold starts on a throttled network (a weak 4G: 10 Mbit/s down, 40 ms round trip, which Chromium
+ * still rates 4g, so the site's snapshot is fetched): the bare page, ours from the site's snapshot,
+ * and ours with the snapshot held back (Python's own start-up), interleaved; medians of REPS.
+ */
+async function throttledStarts(browser: Browser) {
+  const times = { bare: [] as number[], site: [] as number[], cold: [] as number[] };
+  const kinds = ['bare', 'site', 'cold'] as const;
+  for (let rep = 0; rep < REPS; rep++) {
+    for (let k = 0; k < kinds.length; k++) {
+      const kind = kinds[(k + rep) % kinds.length]!;
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      const cdp = await context.newCDPSession(page);
+      await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 40, downloadThroughput: 1_250_000, uploadThroughput: 1_250_000 });
+      if (kind === 'cold') await page.route(/\.snapshot$/, (route) => route.fulfill({ status: 404 }));
+      await page.goto(kind === 'bare' ? `${ORIGIN}/bare.html` : `${ORIGIN}/lessons/s04-hooks/`);
+      times[kind].push(kind === 'bare' ? await bareReady(page) : await oursReady(page));
+      if (kind !== 'bare' && (await page.locator('.sl-status').first().getAttribute('data-engine-start')) !== kind) throw new Error(`a throttled ${kind} start did not start from ${kind}`);
+      await context.close();
+    }
+  }
+  const bare = median(times.bare);
+  return { network: '10 Mbit/s, 40 ms', bareMs: round(bare), siteMs: round(median(times.site)), coldMs: round(median(times.cold)), siteRatio: round((median(times.site) / bare) * 100) / 100, coldRatio: round((median(times.cold) / bare) * 100) / 100 };
+}
+
 /** What could not be measured, and why: the bench reports it and goes on instead of stalling or crashing. */
 const missed: string[] = [];
 async function attempt<T>(what: string, measure: () => Promise<T>): Promise<T | undefined> {
@@ -219,6 +245,7 @@ async function main() {
     // beside the compression floor: brotli -q 11 of every file the page fetched
     const wire = (await attempt('first-visit bytes', () => firstVisitBytes(browser))) ?? { requests: 0, wireMB: NaN, rawMB: NaN, floorMB: NaN, ratioToFloor: NaN };
     const revisit = (await attempt('revisit requests', revisitRequests)) ?? { requests: NaN, hashedOrVersioned: NaN, asked: [] };
+    const throttled = await attempt('throttled cold starts', () => throttledStarts(browser));
     // Run after ready
     const page = await browser.newPage();
     await page.addInitScript(LONG_TASKS);
@@ -285,6 +312,8 @@ async function main() {
     console.table([{ 'ours, per cold load': longTask.coldLoadOurs.perLoad, 'ours, longest ms': longTask.coldLoadOurs.maxMs, 'bare, per cold load': longTask.coldLoadBare.perLoad, 'bare, longest ms': longTask.coldLoadBare.maxMs, 'during 20 runs': longTask.during20Runs.count, 'runs, longest ms': longTask.during20Runs.maxMs }]);
     console.log('First visit: bytes on the wire beside the compression floor (brotli -q 11 of the same files)');
     console.table([{ requests: wire.requests, wireMB: wire.wireMB, rawMB: wire.rawMB, floorMB: wire.floorMB, ratioToFloor: wire.ratioToFloor }]);
+    console.log('Cold starts on a throttled network (ms from navigation to Python ready, median): bare, ours from the site\'s snapshot, ours with it held back');
+    console.table(throttled ? [throttled] : []);
     console.log('Revisit in a real profile: requests that reached the server (the page itself is revalidated)');
     console.table([{ requests: revisit.requests, 'for hashed or versioned files': revisit.hashedOrVersioned, paths: revisit.asked.join(' ') }]);
     console.log('Run → result after ready (run_hooks, scenario pass; the first run clicked the moment Python was ready)');
@@ -293,7 +322,7 @@ async function main() {
     console.table(latency);
     console.table(Object.entries(targets).map(([target, met]) => ({ target, met })));
     if (missed.length) console.log(`Not measured this time:\n${missed.map((m) => `  - ${m}`).join('\n')}`);
-    const results = { date: new Date().toISOString(), chromium: browser.version(), start, cold, warm, longTask, wire, revisit, run, latency, targets, missed };
+    const results = { date: new Date().toISOString(), chromium: browser.version(), start, cold, warm, longTask, wire, throttled, revisit, run, latency, targets, missed };
     mkdirSync('bench/results', { recursive: true });
     writeFileSync('bench/results/browser.json', `${JSON.stringify(results, null, 2)}\n`);
     console.log(JSON.stringify(results));

@@ -97,6 +97,7 @@ export class Engine {
       else if (message.type === 'snapshot-saved') {
         document.documentElement.dataset.snapshot = 'saved'; // the next visit can start warm
       } else if (message.type === 'crashed') this.crashed(`Python crashed (${message.message}); a fresh Python was started, so the next run works`);
+      else if (message.type === 'started') this.started(message.id);
       else if (message.type === 'result' && message.id === this.current?.id) {
         if ('trace' in message) this.finish(message.trace);
         else
@@ -158,6 +159,29 @@ export class Engine {
     void this.pump();
   }
 
+  /** Python has begun the current run: the host's interrupt and, should Python not stop, the worker's end are timed from now. */
+  private started(id: number) {
+    const current = this.current;
+    if (!current || current.id !== id) return;
+    for (const timer of current.timers) clearTimeout(timer);
+    const limit = current.job.request.limits?.timeoutMs ?? DEFAULT_LIMITS.timeoutMs;
+    const interruptAt = limit + (this.options.interruptAfterMs ?? 500);
+    const terminateAt = interruptAt + (this.options.terminateAfterMs ?? 1500);
+    current.timers = [window.setTimeout(() => this.overdue(current.job, terminateAt), terminateAt)];
+    if (this.interrupt) {
+      const buffer = this.interrupt;
+      current.timers.push(window.setTimeout(() => Atomics.store(buffer, 0, 2), interruptAt));
+    }
+  }
+
+  /** The run did not end in time even after the interrupt (or never began): a fresh worker; the run ends with the time limit. */
+  private overdue(job: Job, ms: number) {
+    const how = 'the Python worker did not stop, so it was restarted';
+    this.clearCurrent();
+    this.restart();
+    job.resolve(timeoutTrace(job.request, ms, how));
+  }
+
   private clearCurrent() {
     for (const timer of this.current?.timers ?? []) clearTimeout(timer);
     this.current = null;
@@ -196,28 +220,20 @@ export class Engine {
     if (this.current || !this.queue.length) return;
     const job = this.queue.shift()!;
     const id = this.nextId++;
-    const limit = job.request.limits?.timeoutMs ?? DEFAULT_LIMITS.timeoutMs;
-    const interruptAt = limit + (this.options.interruptAfterMs ?? 500);
-    const terminateAt = interruptAt + (this.options.terminateAfterMs ?? 1500);
-    const timers: number[] = [];
-    if (this.interrupt) {
-      const buffer = this.interrupt;
-      Atomics.store(buffer, 0, 0);
-      timers.push(window.setTimeout(() => Atomics.store(buffer, 0, 2), interruptAt));
-    }
-    timers.push(
-      window.setTimeout(() => {
-        const how = 'the Python worker did not stop, so it was restarted';
-        this.clearCurrent();
-        this.restart();
-        job.resolve(timeoutTrace(job.request, terminateAt, how));
-      }, terminateAt),
-    );
+    // The time limit counts from the moment Python begins the run (the worker says 'started'): the
+    // worker may first finish its start-up work (sealing, warm-up), and Python's own clock, which
+    // tells the host's interrupt from a KeyboardInterrupt the lesson raises, starts there too.
+    // Until then only a backstop, should the worker never begin.
+    if (this.interrupt) Atomics.store(this.interrupt, 0, 0);
+    const timers = [window.setTimeout(() => this.overdue(job, START_BACKSTOP_MS), START_BACKSTOP_MS)];
     this.current = { job, id, timers };
     const message: ToWorker = { type: 'run', id, request: job.request };
     this.port.postMessage(message);
   }
 }
+
+/** How long a run may wait for the worker to begin it (its start-up work after ready takes well under a second). */
+const START_BACKSTOP_MS = 30_000;
 
 let shared: Engine | null = null;
 

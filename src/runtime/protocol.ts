@@ -22,6 +22,8 @@ export type FromWorker =
   | { type: 'init-failed'; message: string }
   /** The memory snapshot for the next visit is stored. */
   | { type: 'snapshot-saved' }
+  /** Python begins the run now: the page's time limit counts from here. */
+  | { type: 'started'; id: number }
   | { type: 'result'; id: number; trace: Trace }
   /** The trace packed (trace/wire.ts), its buffer transferred. */
   | { type: 'result'; id: number; packed: ArrayBuffer }

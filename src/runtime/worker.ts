@@ -45,9 +45,14 @@ const SITE_SNAPSHOT = typeof __STEPLIGHT_SNAPSHOT__ === 'object' ? __STEPLIGHT_S
  * reader's progress bar (a 13 MB download on a phone); `fetchCounted` is a download that may fail
  * without failing the start (the site's snapshot: without it Python starts cold).
  */
-function watchFetches(): { failed: Promise<never>; fetchCounted: (url: string) => Promise<Response> } {
-  let fail!: (error: Error) => void;
-  const failed = new Promise<never>((_, reject) => (fail = reject));
+function watchFetches(): { failed: Promise<never>; hasFailed: () => boolean; fetchCounted: (url: string) => Promise<Response> } {
+  let reject!: (error: Error) => void;
+  let failedYet = false;
+  const failed = new Promise<never>((_, no) => (reject = no));
+  const fail = (error: Error) => {
+    failedYet = true;
+    reject(error);
+  };
   const fetch = self.fetch.bind(self);
   // what start-up fetches, with sizes known from the build: the total is right from the first report
   const known: Record<string, number> = { ...(typeof __PYODIDE_SIZES__ === 'object' ? __PYODIDE_SIZES__ : {}), ...(SITE_SNAPSHOT ? { [SITE_SNAPSHOT.file]: SITE_SNAPSHOT.size } : {}) };
@@ -103,7 +108,7 @@ function watchFetches(): { failed: Promise<never>; fetchCounted: (url: string) =
     sizes.delete(name); // not coming: out of the total again
     throw new Error(response instanceof Response ? `${url} answered HTTP ${response.status}` : `${url} could not be fetched (${response.message})`);
   };
-  return { failed, fetchCounted };
+  return { failed, hasFailed: () => failedYet, fetchCounted };
 }
 
 /**
@@ -119,7 +124,7 @@ function siteSnapshotPays(): boolean {
 }
 
 async function start(indexURL: string, interrupt?: SharedArrayBuffer): Promise<LocalRunner> {
-  const { failed, fetchCounted } = watchFetches();
+  const { failed, hasFailed, fetchCounted } = watchFetches();
   const started = performance.now();
   post({ type: 'progress', phase: 'fetching' });
   const { loadPyodide, version } = (await import(/* @vite-ignore */ `${indexURL}pyodide.mjs`)) as { loadPyodide: Load; version: string };
@@ -149,6 +154,7 @@ async function start(indexURL: string, interrupt?: SharedArrayBuffer): Promise<L
       const bytes = (await stored) as Stored;
       takeSnapshot = () => (pendingSnapshot = () => void writeSnapshot(key, bytes).then((saved) => saved && post({ type: 'snapshot-saved' })));
     } catch (error) {
+      if (hasFailed()) throw error; // Pyodide's own files did not load: no cold start could either
       console.warn(`Steplight: the site's Python snapshot could not be used (${(error as Error).message}); starting Python from scratch`);
     }
   }
@@ -251,6 +257,7 @@ async function onRequest(event: MessageEvent<ToWorker>) {
     if (!runner) throw new Error('the Python worker was not started');
     const ready = await runner;
     await settled;
+    post({ type: 'started', id: message.id });
     if (packed) {
       const bytes = ready.runPacked(message.request);
       const buffer = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes.buffer : bytes.slice().buffer;
