@@ -4,8 +4,8 @@
  * same files records, with the same environment, and it must be refused cleanly when spoiled.
  */
 import { expect, test } from 'vitest';
-import { hooksTraces } from '../src/runtime/hooks-traces';
-import { createRunner } from '../src/runtime/runner';
+import { hooksRequests, hooksTraces } from '../src/runtime/hooks-traces';
+import { createRunner, refreshTimeZone } from '../src/runtime/runner';
 import { fromSparse } from '../src/runtime/sparse';
 import { tracerSource } from '../src/runtime/node';
 import { inServedFolder, makeSnapshot, startPython } from './snapshot';
@@ -34,5 +34,32 @@ test("a Python started from the site's snapshot records the same traces as one s
     // spoiled: Pyodide refuses it with an error (the worker then starts cold), it does not hang
     const spoiled = fromSparse(stored).fill(0x5a);
     await expect(startPython(indexURL, { _loadSnapshot: spoiled })).rejects.toThrow(/magic/);
+  });
+}, 240_000);
+
+test("a Python started from a snapshot made in another time zone reports the reader's zone, as a cold start does", async () => {
+  const ZONE = 'import time\nrepr((time.timezone, time.altzone, time.daylight, time.tzname, time.strftime("%Z %z", time.localtime(0)), time.localtime(0).tm_hour))';
+  const was = process.env.TZ;
+  await inServedFolder(servedPyodide(), async (indexURL) => {
+    try {
+      process.env.TZ = 'UTC'; // the build machine
+      const stored = await makeSnapshot(indexURL);
+      process.env.TZ = 'America/Santiago'; // the reader: UTC-4, with daylight saving time in the southern summer
+      const cold = await startPython(indexURL);
+      const expected = cold.runPython(ZONE) as string;
+      expect(expected).toContain('-0400');
+      const warm = await startPython(indexURL, { _loadSnapshot: fromSparse(stored) });
+      expect(warm.runPython(ZONE)).not.toBe(expected); // as the snapshot has it: UTC
+      const runner = createRunner(warm, tracerSource());
+      refreshTimeZone(warm);
+      expect(warm.runPython(ZONE)).toBe(expected);
+      // kept by the baseline: a run that changes the zone constants has them put back as refreshed
+      runner.run(hooksRequests[0]!);
+      warm.runPython('import time\ntime.timezone = 1');
+      runner.clean();
+      expect(warm.runPython(ZONE)).toBe(expected);
+    } finally {
+      process.env.TZ = was;
+    }
   });
 }, 240_000);

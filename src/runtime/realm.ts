@@ -17,7 +17,6 @@
  * Pyodide's data (file nodes, open streams, proxy tables) stays writable: it changes with every
  * run, and a lesson written against Pyodide's internals could still reach it (README, design notes).
  */
-import 'ses';
 import type { PyodideAPI } from 'pyodide';
 
 declare const self: DedicatedWorkerGlobalScope;
@@ -27,6 +26,12 @@ const platformError = Error;
 
 /** Properties of the global object whose values are made at first use: frozen through their getter. */
 const MADE_ON_USE = ['performance', 'navigator', 'crypto', 'location', 'console', 'scheduler'];
+
+/**
+ * Loads SES (its `lockdown` and `harden`): started with the worker, so that its 250 KB are
+ * evaluated while Python's files download, not on the way to them; awaited before sealRealm.
+ */
+export const loadSes = () => import('ses');
 
 export function sealRealm(py: PyodideAPI) {
   lockdown({

@@ -33,6 +33,20 @@ export function memorySnapshot(py: PyodideAPI & { makeMemorySnapshot(): Uint8Arr
   return py.makeMemorySnapshot();
 }
 
+/**
+ * After Python is restored from a memory snapshot: the time zone as this machine has it now. The
+ * snapshot holds the C library's zone from where it was made (the site's: the build machine, in UTC)
+ * and Emscripten's tzset runs once per process, so its zone names are written again here
+ * (`_tzset_js`, what tzset calls) and the tracer computes the time module's zone constants anew.
+ */
+export function refreshTimeZone(py: PyodideAPI) {
+  type Zone = { _timezone: number; _daylight: number; _tzname: number; HEAPU32: Uint32Array; __tzset_js(timezone: number, daylight: number, std: number, dst: number): void };
+  const m = (py as unknown as { _module: Zone })._module;
+  const names = m._tzname >>> 2;
+  m.__tzset_js(m._timezone, m._daylight, m.HEAPU32[names]!, m.HEAPU32[names + 1]!);
+  py.runPython('import steplight_tracer\nsteplight_tracer.after_restore()');
+}
+
 /** A run stopped by the time limit with no steps to show (`how` says what the host had to do). */
 export function timeoutTrace(request: RunRequest, ms = request.limits?.timeoutMs ?? DEFAULT_LIMITS.timeoutMs, how = ''): Trace {
   return {

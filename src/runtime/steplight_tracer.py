@@ -792,6 +792,14 @@ class Baseline:
             self.steady = None
         self.watcher = None
 
+    def retake(self, d):
+        """A kept dict's present contents become its baseline (after_restore)."""
+        if self.steady is not None:
+            self.forget_watcher()  # every entry loose again, grouped anew by the next clean
+        fresh = (d, tuple(d), tuple(d.values()))
+        self.dicts = [fresh if entry[0] is d else entry for entry in self.dicts]
+        self.loose = [(kind, fresh if kind == "dict" and entry[0] is d else entry) for kind, entry in self.loose]
+
     def keep_dict(self, d, seen):
         seen.add(id(d))
         self.dicts.append((d, tuple(d), tuple(d.values())))
@@ -1102,6 +1110,24 @@ def before_snapshot():
     """Call before taking a memory snapshot of this Python (see Baseline.forget_watcher)."""
     if BASELINE is not None:
         BASELINE.forget_watcher()
+
+
+def after_restore():
+    """Call once Python is restored from a memory snapshot, which may have been made elsewhere (the
+    site's, by the build in Node, in UTC) or before the reader's clock moved to another zone. The
+    host has refreshed the C library's zone (Emscripten's tzset runs only once per process); the
+    time module's zone constants are computed again here as its start-up computes them (from the
+    local time of this year's first and middle day), and the baseline keeps them."""
+    year = (365 * 24 + 6) * 3600
+    start = (int(time.time()) // year) * year
+    jan, jul = time.localtime(start), time.localtime(start + year // 2)
+    janzone, julzone = -jan.tm_gmtoff, -jul.tm_gmtoff
+    janname, julname = (jan.tm_zone or "")[:9], (jul.tm_zone or "")[:9]
+    if janzone < julzone:  # daylight saving time in the southern hemisphere
+        janzone, julzone, janname, julname = julzone, janzone, julname, janname
+    time.timezone, time.altzone, time.daylight, time.tzname = janzone, julzone, int(janzone != julzone), (janname, julname)
+    if BASELINE is not None:
+        BASELINE.retake(time.__dict__)
 
 
 def snapshot_files(tops):
