@@ -258,3 +258,22 @@ test.describe('lesson code cannot reach the page, the network or the next run', 
     expect(response.headers()['content-security-policy']).toBe("default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self'");
   });
 });
+
+for (const start of ['site', 'cold'] as const) {
+  test(`Python started ${start === 'site' ? "from the site's snapshot (made in UTC)" : 'cold'} reports the reader's time zone`, async ({ browser }) => {
+    const context = await browser.newContext({ timezoneId: 'Asia/Shanghai' });
+    const page = await context.newPage();
+    if (start === 'cold') await page.route(/\.snapshot$/, (route) => route.fulfill({ status: 404 }));
+    try {
+      await open(page);
+      await expect(page.locator('.sl-status').first()).toHaveAttribute('data-engine-start', start);
+      const w = hostile(page, 'zone');
+      await run(w);
+      await expect(w).toHaveAttribute('data-status', 'finished', { timeout: 30_000 });
+      // Emscripten names a zone by its offset; the epoch was 08:00 in Shanghai
+      await expect(w.locator('[data-outcome]')).toContainText(/-28800.*-28800.*UTC\+0800.*UTC\+0800 \+0800/s);
+    } finally {
+      await context.close();
+    }
+  });
+}
