@@ -27,13 +27,14 @@ let settled: Promise<void> = Promise.resolve();
  * (Python keeps where each module sits in the archive: a snapshot must never meet another archive),
  * kept by snapshot-store.ts.
  */
-const PYODIDE_VERSION = __PYODIDE_PATH__.split('/')[1]!; // pyodide/<version>/
 function snapshotKey(version: string): string {
   let h = 0;
   for (let i = 0; i < tracer.length; i++) h = (Math.imul(31, h) + tracer.charCodeAt(i)) | 0;
   const stdlib = typeof __PYODIDE_SIZES__ === 'object' ? __PYODIDE_SIZES__['python_stdlib.zip'] : 0;
   return `/steplight-snapshot/${version}/${(h >>> 0).toString(16)}-${stdlib ?? 0}`;
 }
+/** The Pyodide this site was built with (its files are served under pyodide/<version>/). */
+const PYODIDE_VERSION = __PYODIDE_PATH__.split('/')[1]!;
 /** The snapshot waiting to be stored: the page says when it is quiet (store-snapshot, see quiet.ts). */
 let pendingSnapshot: (() => void) | null = null;
 
@@ -43,8 +44,8 @@ const SITE_SNAPSHOT = typeof __STEPLIGHT_SNAPSHOT__ === 'object' ? __STEPLIGHT_S
 /**
  * Pyodide hangs (after a console warning) when its wasm answers 404: watch every fetch of start-up
  * and fail the start with the file's name and status instead. Every download is counted for the
- * reader's progress bar (a 13 MB download on a phone); `fetchCounted` is a download that may fail
- * without failing the start (the site's snapshot: without it Python starts cold).
+ * reader's progress bar (a 13 MB download on a phone); `download` is one that may fail without
+ * failing the start (the site's snapshot: without it Python starts cold).
  */
 function watchFetches(): { failed: Promise<never>; hasFailed: () => boolean; download: (url: string, size: number, signal: AbortSignal) => Promise<Uint8Array> } {
   let reject!: (error: Error) => void;
