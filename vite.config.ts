@@ -5,9 +5,8 @@ import { defineConfig, type Plugin } from 'vite';
 import { lessonDirs, loadLesson, LESSON_ROOTS, summarize } from './src/lessons/load';
 import type { Lesson, LessonFailure, LessonSummary } from './src/lessons/types';
 import { LESSON_EDITED } from './src/lessons/edited';
-import { PYODIDE_FILES, pyodideFile, servedPyodide } from './scripts/stdlib';
+import { PYODIDE_DIR, PYODIDE_FILES, pyodideFile, servedPyodide } from './scripts/stdlib';
 
-const PYODIDE_DIR = resolve('node_modules/pyodide');
 /**
  * Where the site serves Pyodide: a folder named by its version, so its files never change under
  * one URL and can be cached as immutable (a new Pyodide is a new folder).

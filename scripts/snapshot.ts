@@ -14,6 +14,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameS
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadPyodide } from 'pyodide';
+import { tracerSource } from '../src/runtime/node';
 import { createRunner, memorySnapshot } from '../src/runtime/runner';
 import { toSparse } from '../src/runtime/sparse';
 import { PYTHON_ENV, WARM_UP, type SiteSnapshot } from '../src/runtime/started';
@@ -52,7 +53,7 @@ export async function inServedFolder<T>(files: Record<string, string>, use: (ind
   }
 }
 
-/** Pyodide from these files, started as the page's worker starts it (snapshots allowed when `snapshot`). */
+/** Pyodide from these files, started as the page's worker starts it (`more`: Pyodide's snapshot options). */
 export async function startPython(indexURL: string, more: { _makeSnapshot?: boolean; _loadSnapshot?: Uint8Array } = {}) {
   const quiet = () => {};
   return (await loadPyodide({ indexURL, env: PYTHON_ENV, stdout: quiet, stderr: quiet, ...more } as Parameters<typeof loadPyodide>[0])) as Parameters<typeof memorySnapshot>[0];
@@ -61,7 +62,7 @@ export async function startPython(indexURL: string, more: { _makeSnapshot?: bool
 /** The snapshot, in its stored form, of a Python started from the Pyodide at `indexURL` as the worker starts it. */
 export async function makeSnapshot(indexURL: string): Promise<Uint8Array> {
   const py = await startPython(indexURL, { _makeSnapshot: true });
-  const runner = createRunner(py, readFileSync(resolve(INPUTS[0]!), 'utf8'));
+  const runner = createRunner(py, tracerSource());
   const warm = runner.run(WARM_UP);
   if (warm.error || !warm.steps.length) throw new Error(`the site's snapshot: the warm-up run failed (${warm.error?.type ?? 'no steps'}: ${warm.error?.message ?? ''})`);
   runner.clean();

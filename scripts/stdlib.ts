@@ -24,7 +24,8 @@ export function storedStdlib(original: string): string {
   return path;
 }
 
-const PYODIDE_DIR = resolve('node_modules/pyodide');
+/** Where npm put Pyodide. */
+export const PYODIDE_DIR = resolve('node_modules/pyodide');
 /** The Pyodide files a page needs; the site serves them from its own origin. */
 export const PYODIDE_FILES = ['pyodide.mjs', 'pyodide.asm.mjs', 'pyodide.asm.wasm', 'python_stdlib.zip', 'pyodide-lock.json'];
 /** Where a Pyodide file the site serves comes from: the package, but the standard library stored. */

@@ -56,8 +56,8 @@ function watchFetches(): { failed: Promise<never>; hasFailed: () => boolean; dow
     reject(error);
   };
   const fetch = self.fetch.bind(self);
-  // what start-up fetches, with sizes known from the build: the total is right from the first report
-  const known: Record<string, number> = { ...(typeof __PYODIDE_SIZES__ === 'object' ? __PYODIDE_SIZES__ : {}), ...(SITE_SNAPSHOT ? { [SITE_SNAPSHOT.file]: SITE_SNAPSHOT.size } : {}) };
+  // what Pyodide fetches at start, with sizes known from the build: the total is right from the first report
+  const known: Record<string, number> = typeof __PYODIDE_SIZES__ === 'object' ? __PYODIDE_SIZES__ : {};
   const sizes = new Map<string, { loaded: number; total: number }>(
     ['pyodide.asm.wasm', 'python_stdlib.zip', 'pyodide-lock.json'].filter((name) => known[name]).map((name) => [name, { loaded: 0, total: known[name]! }]),
   );
