@@ -83,6 +83,40 @@ test.describe('run_hooks widget', () => {
     await expect(w).toHaveAttribute('data-breakpoints', String(CALLBACK));
   });
 
+  test('stepping with the buttons never reads the page selection (a forced layout per step)', async ({ page }) => {
+    const w = widget(page, 'run_hooks');
+    await gutterNumber(w, CALLBACK).click();
+    await action(w, 'debug').click();
+    const at = await pausedAt(w, CALLBACK);
+    // count, in the page's own world, every read of the selection from here on
+    await page.evaluate(`(() => {
+      window.__selectionReads = 0;
+      for (const [proto, name] of [[Document.prototype, 'getSelection'], [Window.prototype, 'getSelection'], [ShadowRoot.prototype, 'getSelection']]) {
+        const own = proto[name];
+        if (typeof own !== 'function') continue;
+        proto[name] = function () { window.__selectionReads++; return own.apply(this, arguments); };
+      }
+      if (typeof window.getSelection === 'function' && !Object.prototype.hasOwnProperty.call(Window.prototype, 'getSelection')) {
+        const own = window.getSelection;
+        window.getSelection = function () { window.__selectionReads++; return own.apply(this, arguments); };
+      }
+    })()`);
+    for (let i = 1; i <= 8; i++) {
+      await action(w, i % 2 ? 'step-into' : 'step-back').click();
+      await expect(w).toHaveAttribute('data-step', String(i % 2 ? at + 1 : at));
+    }
+    await action(w, 'continue').click();
+    await pausedAt(w, CALLBACK);
+    expect(await page.evaluate('window.__selectionReads')).toBe(0);
+
+    // a mouse click into the code's text still gives the editor a selection: F9 toggles that line
+    await w.locator('.cm-line', { hasText: 'answer = callback(view)' }).click({ position: { x: 40, y: 5 } });
+    await page.keyboard.press('F9');
+    await expect(w).toHaveAttribute('data-breakpoints', '');
+    await page.keyboard.press('F9');
+    await expect(w).toHaveAttribute('data-breakpoints', String(CALLBACK));
+  });
+
   test('the scrubber moves the cursor; stdout and outcome follow it', async ({ page }) => {
     const w = widget(page, 'run_hooks');
     await action(w, 'run').click();

@@ -62,8 +62,7 @@ export function CodePane({ code, firstLine, label, marks, toggle, coveredTop }: 
   useEffect(() => {
     const editor = view.current;
     if (!editor || !loaded) return;
-    editor.dispatch({ effects: loaded.setMarks.of(marks) });
-    if (marks.current !== undefined) loaded.scrollToLine(editor, marks.current, firstLine, coveredTop?.() ?? 0);
+    loaded.showMarks(editor, marks, firstLine, coveredTop);
   }, [marks.breakpoints.join(','), marks.current, marks.previous, marks.atBreakpoint, String(marks.counts), String(marks.onlyHere), String(marks.onlyThere), firstLine, code, mounted]);
 
   // Before the editor mounts (and in prerendered HTML) the code is a plain listing.

@@ -6,7 +6,7 @@ import { python } from '@codemirror/lang-python';
 import { HighlightStyle, syntaxHighlighting } from '@codemirror/language';
 import { tags } from '@lezer/highlight';
 import { Compartment, EditorState, RangeSet, StateEffect, StateField, type Extension } from '@codemirror/state';
-import { Decoration, EditorView, GutterMarker, ViewPlugin, gutter, gutterLineClass, highlightActiveLine, highlightActiveLineGutter, keymap, lineNumbers, type DecorationSet } from '@codemirror/view';
+import { Decoration, EditorView, GutterMarker, ViewPlugin, gutter, gutterLineClass, highlightActiveLine, highlightActiveLineGutter, keymap, lineNumbers, type DecorationSet, type ViewUpdate } from '@codemirror/view';
 
 export interface Marks {
   breakpoints: number[];
@@ -143,12 +143,32 @@ export function codeView(options: { firstLine: number; label: string; toggle: (f
     syntaxHighlighting(highlight),
     wrapping.of(wrapped),
     wrapWhenWide,
+    boxScroll,
     EditorView.theme({
       '&': { fontSize: '14px' },
       '.cm-content': { fontFamily: 'var(--sl-mono)' },
       '.cm-gutters': { fontFamily: 'var(--sl-mono)' },
     }),
   ];
+}
+
+/**
+ * CodeMirror reads the page's selection after every update while the page has none (its record of
+ * the DOM selection then has no focus node), and reading a Selection makes the browser lay out the
+ * page there and then: the page's fresh style and layout in the middle of every step, ~1.6 ms a
+ * step and up to 60 ms for a fresh page's first (Chromium; a reader tapping buttons has no
+ * selection). An editable view that does not have focus does nothing with what it reads
+ * (updateSelection returns, so does onSelectionChange), and once the reader has clicked into the
+ * code CodeMirror itself stops reading until its record is cleared; so this view reads the
+ * selection only while its content has focus (on focus CodeMirror reads it again before using it).
+ * Reaches into the view's observer, which the view makes after its plugins (not public API, the
+ * version is pinned): where it is not there, nothing is changed.
+ */
+function readSelectionOnlyWhenFocused(view: EditorView) {
+  const observer = (view as unknown as { observer?: { readSelectionRange?: () => boolean } }).observer;
+  const read = observer?.readSelectionRange;
+  if (!observer || typeof read !== 'function') return;
+  observer.readSelectionRange = () => view.root.activeElement === view.contentDOM && read.call(observer);
 }
 
 /**
@@ -191,45 +211,74 @@ const wrapWhenWide = ViewPlugin.define((view) => {
 });
 
 /**
- * Bring a file line into sight. When the code scrolls in its own box (narrow screens) only that box
- * moves, never the page: if the line is not already in the part of the box the reader can see (on
- * screen, below `coveredTop` px of sticky controls), it is centred there, and the box scrolls
- * sideways to the line's first character. Otherwise the page scrolls the least it can.
+ * Whether the code scrolls in its own box (narrow screens) or with the page, as CodeMirror's last
+ * measure found it: a step asks without making the browser lay the page out in the middle of it.
  */
-export function scrollToLine(view: EditorView, fileLine: number, firstLine: number, coveredTop = 0) {
-  const n = fileLine - firstLine + 1;
-  if (n < 1 || n > view.state.doc.lines) return;
-  const line = view.state.doc.line(n);
+const scrollsOwnBox = (view: EditorView) => {
+  const s = view.scrollDOM;
+  return s.scrollHeight > s.clientHeight + 1 || s.scrollWidth > s.clientWidth + 1;
+};
+const boxScroll = ViewPlugin.fromClass(
+  class {
+    own: boolean | undefined = undefined;
+    readonly measure = {
+      read: scrollsOwnBox,
+      write: (own: boolean) => void (this.own = own),
+    };
+    constructor(view: EditorView) {
+      view.requestMeasure(this.measure);
+    }
+    update(update: ViewUpdate) {
+      if (update.geometryChanged) update.view.requestMeasure(this.measure);
+    }
+  },
+);
+
+/**
+ * Show the marks, in one transaction, and bring the current line into sight. When the code scrolls
+ * in its own box only that box moves, never the page: if the line is not already in the part of the
+ * box the reader can see (on screen, below `coveredTop()` px of sticky controls), it is centred
+ * there, and the box scrolls sideways to the line's first character. Otherwise the page scrolls the
+ * least it can. Layout is read only in CodeMirror's measure phase.
+ */
+export function showMarks(view: EditorView, marks: Marks, firstLine: number, coveredTop: () => number = () => 0) {
+  const n = marks.current === undefined ? 0 : marks.current - firstLine + 1;
+  const line = n >= 1 && n <= view.state.doc.lines ? view.state.doc.line(n) : undefined;
+  const own = view.plugin(boxScroll)?.own ?? scrollsOwnBox(view); // not measured yet: asked now
+  view.dispatch({ effects: line && !own ? [setMarks.of(marks), EditorView.scrollIntoView(line.from, { y: 'nearest' })] : setMarks.of(marks) });
+  if (line && own) scrollBoxTo(view, line, coveredTop);
+}
+
+function scrollBoxTo(view: EditorView, line: { from: number; text: string }, coveredTop: () => number) {
   const scroller = view.scrollDOM;
-  if (scroller.scrollHeight > scroller.clientHeight + 1 || scroller.scrollWidth > scroller.clientWidth + 1) {
-    view.requestMeasure({
-      read: () => {
-        const box = scroller.getBoundingClientRect();
-        const top = Math.max(box.top, coveredTop);
-        const bottom = Math.min(box.bottom, window.innerHeight);
-        // the visible part of the box, in the box's own coordinates (all of it if too little is on screen)
-        const seen = bottom - top > 60 ? { from: top - box.top, to: bottom - box.top } : { from: 0, to: scroller.clientHeight };
-        const block = view.lineBlockAt(line.from);
-        // where the line is now, in the box's coordinates
-        const at = { top: view.documentTop + block.top - box.top, height: block.height };
-        const ch = view.defaultCharacterWidth;
-        const width = scroller.clientWidth - ((scroller.querySelector('.cm-gutters') as HTMLElement | null)?.offsetWidth ?? 0);
-        const indent = /^\s*/.exec(line.text)![0].length * ch;
-        // sideways only when the statement's start would not show: the outer lines keep their context
-        const left = indent + 12 * ch > width ? indent - 2 * ch : 0;
-        return { at, seen, scrollTop: scroller.scrollTop, left };
-      },
-      write: ({ at, seen, scrollTop, left }) => {
-        if (at.top < seen.from || at.top + at.height > seen.to) scroller.scrollTop = scrollTop + at.top + at.height / 2 - (seen.from + seen.to) / 2;
-        if (scroller.scrollWidth > scroller.clientWidth + 1) scroller.scrollLeft = left;
-      },
-    });
-    return;
-  }
-  view.dispatch({ effects: EditorView.scrollIntoView(line.from, { y: 'nearest' }) });
+  view.requestMeasure({
+    key: scroller, // one pending scroll per box: the last step's
+    read: () => {
+      const box = scroller.getBoundingClientRect();
+      const top = Math.max(box.top, coveredTop());
+      const bottom = Math.min(box.bottom, window.innerHeight);
+      // the visible part of the box, in the box's own coordinates (all of it if too little is on screen)
+      const seen = bottom - top > 60 ? { from: top - box.top, to: bottom - box.top } : { from: 0, to: scroller.clientHeight };
+      const block = view.lineBlockAt(line.from);
+      // where the line is now, in the box's coordinates
+      const at = { top: view.documentTop + block.top - box.top, height: block.height };
+      const ch = view.defaultCharacterWidth;
+      const width = scroller.clientWidth - ((scroller.querySelector('.cm-gutters') as HTMLElement | null)?.offsetWidth ?? 0);
+      const indent = /^\s*/.exec(line.text)![0].length * ch;
+      // sideways only when the statement's start would not show: the outer lines keep their context
+      const left = indent + 12 * ch > width ? indent - 2 * ch : 0;
+      return { at, seen, scrollTop: scroller.scrollTop, left };
+    },
+    write: ({ at, seen, scrollTop, left }) => {
+      if (at.top < seen.from || at.top + at.height > seen.to) scroller.scrollTop = scrollTop + at.top + at.height / 2 - (seen.from + seen.to) / 2;
+      if (scroller.scrollWidth > scroller.clientWidth + 1) scroller.scrollLeft = left;
+    },
+  });
 }
 
 /** A read-only code view of `code` in `parent` (CodePane loads this module, and CodeMirror, on its own). */
 export function openEditor(parent: HTMLElement, code: string, options: Parameters<typeof codeView>[0]): EditorView {
-  return new EditorView({ parent, state: EditorState.create({ doc: code, extensions: codeView(options) }) });
+  const view = new EditorView({ parent, state: EditorState.create({ doc: code, extensions: codeView(options) }) });
+  readSelectionOnlyWhenFocused(view);
+  return view;
 }
