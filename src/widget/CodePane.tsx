@@ -10,9 +10,18 @@ type CodeView = typeof import('./codeview');
 let loading: Promise<CodeView> | null = null;
 /** The module once loaded (what the marks are made with). */
 let loaded: CodeView | null = null;
+const nextTask = () => new Promise((resolve) => setTimeout(resolve));
 const codeViewModule = () =>
   (loading ??= import('./codeview').then(
-    (module) => (loaded = module),
+    async (module) => {
+      // The first editor made also compiles CodeMirror's code: 55-95 ms in one task on a 2-core
+      // machine. A small editor made and dropped in a task of its own takes that (20-40 ms), and
+      // then each pane's editor takes 13-36 ms.
+      await nextTask();
+      module.warmUp();
+      await nextTask();
+      return (loaded = module);
+    },
     (error: unknown) => {
       loading = null; // the next pane to mount tries again; this one keeps its listing
       throw error;
