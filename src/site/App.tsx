@@ -115,7 +115,10 @@ function LessonPage({ lesson, locale, engine, backHref, backLabel, link, onLink 
     void store.getState().applyLink(target);
   };
   // what each widget's run depends on: an edit elsewhere (the prose) keeps the reader's place
-  const keys = useMemo(() => new Map(lesson.widgets.map((w) => [w.id, fingerprint(w, lesson.files)])), [lesson]);
+  const keys = useMemo(() => {
+    const files = fingerprint(JSON.stringify(lesson.files));
+    return new Map(lesson.widgets.map((w) => [w.id, `${fingerprint(JSON.stringify(w))}.${files}`]));
+  }, [lesson]);
   useEffect(() => {
     if (link && widgets.has(link.widget)) document.querySelector(`section[data-widget="${lesson.id}/${link.widget}"]`)?.scrollIntoView({ block: 'start' });
   }, [link, lesson.id, widgets]);
@@ -155,9 +158,9 @@ function LinkedWidget({ id, lesson, widgets, engine, locale, link, onLink, onSto
   return <Widget widget={widget} files={lesson.files} engine={engine} locale={locale} initial={link ?? undefined} onState={onState} linkTo={linkTo} onStore={onStore} />;
 }
 
-/** A short hash of a widget and the lesson's files (FNV-1a over their JSON). */
-function fingerprint(...parts: unknown[]): string {
+/** A short hash of a text (FNV-1a over its UTF-16 code units). */
+function fingerprint(text: string): string {
   let h = 0x811c9dc5;
-  for (const c of JSON.stringify(parts)) h = Math.imul(h ^ c.charCodeAt(0), 0x01000193);
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
   return (h >>> 0).toString(36);
 }

@@ -15,10 +15,10 @@ const codeViewModule = () =>
   (loading ??= import('./codeview').then(
     async (module) => {
       // The first editor made also compiles CodeMirror's code: 55-95 ms in one task on a 2-core
-      // machine. A small editor made and dropped in a task of its own takes that (20-40 ms), and
-      // then each pane's editor takes 13-36 ms.
+      // machine. A small editor made and dropped, in two tasks of their own, takes that, and then
+      // each pane's editor takes 13-36 ms.
       await nextTask();
-      module.warmUp();
+      await module.warmUp(nextTask);
       await nextTask();
       return (loaded = module);
     },

@@ -2,7 +2,7 @@
  * The read-only CodeMirror view of a widget's function, as extensions over immutable state:
  * real file line numbers, a breakpoint gutter, current and just-run line highlights, F9.
  */
-import { python } from '@codemirror/lang-python';
+import { pythonLanguage } from '@codemirror/lang-python';
 import { HighlightStyle, syntaxHighlighting } from '@codemirror/language';
 import { tags } from '@lezer/highlight';
 import { Compartment, EditorState, RangeSet, StateEffect, StateField, type Extension } from '@codemirror/state';
@@ -139,7 +139,7 @@ export function codeView(options: { firstLine: number; label: string; toggle: (f
     highlightActiveLineGutter(),
     decorations,
     keymap.of([{ key: 'F9', run: (view) => toggleAt(view, view.state.selection.main.head), preventDefault: true }]),
-    python(),
+    pythonLanguage, // the grammar alone: a read-only view has no use for python()'s completions
     syntaxHighlighting(highlight),
     wrapping.of(wrapped),
     wrapWhenWide,
@@ -154,21 +154,30 @@ export function codeView(options: { firstLine: number; label: string; toggle: (f
 
 /**
  * CodeMirror reads the page's selection after every update while the page has none (its record of
- * the DOM selection then has no focus node), and reading a Selection makes the browser lay out the
- * page there and then: the page's fresh style and layout in the middle of every step, ~1.6 ms a
- * step and up to 60 ms for a fresh page's first (Chromium; a reader tapping buttons has no
- * selection). An editable view that does not have focus does nothing with what it reads
- * (updateSelection returns, so does onSelectionChange), and once the reader has clicked into the
- * code CodeMirror itself stops reading until its record is cleared; so this view reads the
- * selection only while its content has focus (on focus CodeMirror reads it again before using it).
- * Reaches into the view's observer, which the view makes after its plugins (not public API, the
- * version is pinned): where it is not there, nothing is changed.
+ * the DOM selection then has no focus node), and once as each view is made; reading a Selection
+ * makes the browser lay out the page there and then: the page's fresh style and layout in the
+ * middle of every step, ~1.6 ms a step and up to 60 ms for a fresh page's first (Chromium; a reader
+ * tapping buttons has no selection). An editable view that does not have focus does nothing with
+ * what it reads (updateSelection returns, so does onSelectionChange), and once the reader has
+ * clicked into the code CodeMirror itself stops reading until its record is cleared; so views read
+ * the selection only while their content has focus (on focus CodeMirror reads it again before
+ * using it). This patches the class of the views' DOM observers, once, from the first view made
+ * (the warm-up's, off the page, which reads nothing): not public API, the version is pinned; where
+ * it is not there, nothing is changed.
  */
+let observersPatched = false;
 function readSelectionOnlyWhenFocused(view: EditorView) {
-  const observer = (view as unknown as { observer?: { readSelectionRange?: () => boolean } }).observer;
-  const read = observer?.readSelectionRange;
-  if (!observer || typeof read !== 'function') return;
-  observer.readSelectionRange = () => view.root.activeElement === view.contentDOM && read.call(observer);
+  if (observersPatched) return;
+  observersPatched = true;
+  type Observer = { view?: EditorView; readSelectionRange?: () => boolean };
+  const observer = (view as unknown as { observer?: Observer }).observer;
+  const proto = observer && (Object.getPrototypeOf(observer) as Observer);
+  const read = proto?.readSelectionRange;
+  if (!proto || typeof read !== 'function' || observer.view !== view) return;
+  proto.readSelectionRange = function (this: Observer) {
+    const v = this.view;
+    return !!v && v.root.activeElement === v.contentDOM && read.call(this);
+  };
 }
 
 /**
@@ -283,7 +292,15 @@ export function openEditor(parent: HTMLElement, code: string, options: Parameter
   return view;
 }
 
-/** Make and drop a small editor off the page, so the first pane's editor does not also compile CodeMirror. */
-export function warmUp() {
-  openEditor(document.createElement('div'), 'def f(x):\n    return [x, {"k": 1}]\n', { firstLine: 1, label: '', toggle: () => {} }).destroy();
+/**
+ * Make and drop a small editor off the page, its state in one task and its view in the next, so the
+ * first pane's editor does not also compile CodeMirror (and its views' observers get patched first).
+ */
+export async function warmUp(nextTask: () => Promise<unknown>) {
+  const options = { firstLine: 1, label: '', toggle: () => {} };
+  const state = EditorState.create({ doc: 'def f(x):\n    return [x, {"k": 1}]\n', extensions: codeView(options) });
+  await nextTask();
+  const view = new EditorView({ parent: document.createElement('div'), state });
+  readSelectionOnlyWhenFocused(view);
+  view.destroy();
 }
