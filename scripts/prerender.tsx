@@ -37,7 +37,8 @@ function preloads(lessonId?: string): string {
   };
   visit('src/site/boot.tsx');
   if (lessonId) visit(`virtual:steplight/lesson/${lessonId}`);
-  if (lessonId) visit('src/widget/codeview.ts'); // its panes load the code view: fetched now, evaluated when they mount
+  if (lessonId) visit('node_modules/@codemirror/view/dist/index.js'); // its panes load CodeMirror's view, then
+  if (lessonId) visit('src/widget/codeview.ts'); // the code view: fetched now, evaluated when they mount
   if (!scripts.size) throw new Error('prerender: the build manifest does not list src/site/boot.tsx; run `vite build` first');
   const missing = (file: string) => !template.includes(`href="${base}${file}"`); // the template's own preloads stay as they are
   return [...[...styles].filter(missing).map((file) => `<link rel="stylesheet" crossorigin href="${base}${file}">`), ...[...scripts].filter(missing).map((file) => `<link rel="modulepreload" crossorigin href="${base}${file}">`)].join('');

@@ -12,7 +12,9 @@ let loading: Promise<CodeView> | null = null;
 let loaded: CodeView | null = null;
 const nextTask = () => new Promise((resolve) => setTimeout(resolve));
 const codeViewModule = () =>
-  (loading ??= import('./codeview').then(
+  // CodeMirror's view and state first, then the rest (the Python grammar, our extensions): each
+  // chunk is evaluated in a task of its own (as one chunk they took 25-52 ms of one task)
+  (loading ??= import('@codemirror/view').then(nextTask).then(() => import('./codeview')).then(
     async (module) => {
       // The first editor made also compiles CodeMirror's code: 55-95 ms in one task on a 2-core
       // machine. A small editor made and dropped, in two tasks of their own, takes that, and then
@@ -46,8 +48,9 @@ export function CodePane({ code, firstLine, label, marks, toggle, coveredTop }: 
   const toggleRef = useRef(toggle);
   toggleRef.current = toggle;
 
-  // Each editor is made in a task of its own, after the commit that placed its listing: a page's
-  // editors made in one go held the main thread for 200+ ms while the page loaded.
+  // Each editor is made in tasks of its own (its state and first parse, then its view), after the
+  // commit that placed its listing: a page's editors made in one go held the main thread for 200+
+  // ms while the page loaded.
   useEffect(() => {
     let editor: EditorView | null = null;
     let gone = false;
@@ -55,8 +58,11 @@ export function CodePane({ code, firstLine, label, marks, toggle, coveredTop }: 
     void codeViewModule().then((module) => {
       if (gone) return;
       timer = setTimeout(() => {
-        editor = view.current = module.openEditor(host.current!, code, { firstLine, label, toggle: (line) => toggleRef.current(line) });
-        setMounted(true);
+        const state = module.editorState(code, { firstLine, label, toggle: (line) => toggleRef.current(line) });
+        timer = setTimeout(() => {
+          editor = view.current = module.openEditor(host.current!, state);
+          setMounted(true);
+        });
       });
     }, () => {}); // not loaded (offline?): the listing stays, readable
     return () => {

@@ -285,9 +285,14 @@ function scrollBoxTo(view: EditorView, line: { from: number; text: string }, cov
   });
 }
 
-/** A read-only code view of `code` in `parent` (CodePane loads this module, and CodeMirror, on its own). */
-export function openEditor(parent: HTMLElement, code: string, options: Parameters<typeof codeView>[0]): EditorView {
-  const view = new EditorView({ parent, state: EditorState.create({ doc: code, extensions: codeView(options) }) });
+/** The state of a read-only code view of `code` (its grammar's first parse happens here). */
+export function editorState(code: string, options: Parameters<typeof codeView>[0]): EditorState {
+  return EditorState.create({ doc: code, extensions: codeView(options) });
+}
+
+/** A read-only code view of a state from `editorState`, in `parent` (CodePane loads this module, and CodeMirror, on its own). */
+export function openEditor(parent: HTMLElement, state: EditorState): EditorView {
+  const view = new EditorView({ parent, state });
   readSelectionOnlyWhenFocused(view);
   return view;
 }
@@ -297,10 +302,7 @@ export function openEditor(parent: HTMLElement, code: string, options: Parameter
  * first pane's editor does not also compile CodeMirror (and its views' observers get patched first).
  */
 export async function warmUp(nextTask: () => Promise<unknown>) {
-  const options = { firstLine: 1, label: '', toggle: () => {} };
-  const state = EditorState.create({ doc: 'def f(x):\n    return [x, {"k": 1}]\n', extensions: codeView(options) });
+  const state = editorState('def f(x):\n    return [x, {"k": 1}]\n', { firstLine: 1, label: '', toggle: () => {} });
   await nextTask();
-  const view = new EditorView({ parent: document.createElement('div'), state });
-  readSelectionOnlyWhenFocused(view);
-  view.destroy();
+  openEditor(document.createElement('div'), state).destroy();
 }
