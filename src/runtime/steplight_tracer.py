@@ -454,6 +454,8 @@ class Recorder:
         self.raised = {}  # id(frame) -> the last exception raised in that frame
         self.truncated = None
         self.deadline = time.perf_counter() + limits["timeoutMs"] / 1000
+        self.max_steps = limits["maxSteps"]
+        self.trace = self.local_trace  # bound once: the local trace function each event returns
 
     def global_trace(self, frame, event, arg):
         code = frame.f_code
@@ -464,34 +466,53 @@ class Recorder:
         fn = hit[1]
         if fn is None or (fn and not self.frames):  # a callee is traced only under the target
             return None
-        self.record(frame, "call", arg)
-        return self.local_trace
+        return self.local_trace(frame, "call", arg)
 
     def local_trace(self, frame, event, arg):
-        if event != "opcode":  # lesson code may turn on opcode events for its own tracer
-            self.record(frame, event, arg)
-        return self.local_trace
-
-    def record(self, frame, event, arg):
+        """Records one event of a traced frame and returns itself, the frame's local trace function
+        (so each event costs one Python call)."""
+        trace = self.trace  # this very method, bound once
+        if event == "opcode":  # lesson code may turn on opcode events for its own tracer
+            return trace
         steps = self.steps
-        if len(steps) >= self.limits["maxSteps"]:
+        if len(steps) >= self.max_steps:
             self.stop("steps")
         if not len(steps) & 255 and time.perf_counter() > self.deadline:
             self.stop("time")
         key = id(frame)
-        before = self.frames.get(key)  # name -> (value, encoding, witness) at this frame's previous step
-        depth = len(self.frames) + (before is None)  # target frames on the stack, this one included
+        frames = self.frames
+        before = frames.get(key)  # name -> (value, encoding, witness) at this frame's previous step
+        depth = len(frames) + (before is None)  # target frames on the stack, this one included
         encoder = self.encoder
-        current = {}
+        items = list(frame.f_locals.items())
         changes = {}
-        for name, value in list(frame.f_locals.items()):
-            old = before.get(name) if before is not None else None
-            if old is not None and old[0] is value and old[2] is not None and (not old[2] or encoder.unchanged(old[2])):
-                current[name] = old  # the same object, and what its encoding read is unchanged
-                continue
-            current[name] = entry = encoder.top(value)
-            if old is None or old[1] != entry[1]:
+        if before is None:
+            current = {}
+            for name, value in items:
+                current[name] = entry = encoder.top(value)
                 changes[name] = entry[1]
+        else:
+            # the previous step's entries stand until a local changes; `same`: the same names
+            current = None
+            same = len(items) == len(before)
+            get = before.get
+            unchanged = encoder.unchanged
+            for name, value in items:
+                old = get(name)
+                if old is None:
+                    same = False
+                elif old[0] is value:
+                    witness = old[2]
+                    if witness is not None and (not witness or unchanged(witness)):
+                        continue  # the same object, and what its encoding read is unchanged
+                entry = encoder.top(value)
+                if current is None:
+                    current = dict(before)
+                current[name] = entry
+                if old is None or old[1] != entry[1]:
+                    changes[name] = entry[1]
+            if current is None:
+                current = before  # nothing changed: shared, never changed in place
         step = {"event": event, "line": frame.f_lineno, "depth": depth, "stdoutLen": self.output.length}
         fn = self.known[id(frame.f_code)][1]
         if fn:
@@ -501,20 +522,23 @@ class Recorder:
         else:
             if changes:
                 step["changes"] = changes
-            removed = [name for name in before if name not in current]
-            if removed:
-                step["removed"] = removed
-        self.frames[key] = current
+            if not same:  # names came or went: the entries in the order of f_locals, and what went
+                current = {name: current[name] for name, _ in items}
+                removed = [name for name in before if name not in current]
+                if removed:
+                    step["removed"] = removed
+        frames[key] = current
         if event == "exception":
             step["exception"] = self.raised[key] = describe_exception(arg[1])
         elif event == "return":
             if frame.f_code.co_code[frame.f_lasti] in NORMAL_EXITS:
-                step["value"] = self.encoder.safe(arg)
+                step["value"] = encoder.safe(arg)
             else:
                 step["exception"] = self.raised.get(key) or {"type": "BaseException", "message": "(the exception was not seen)"}
-            del self.frames[key]
+            del frames[key]
             self.raised.pop(key, None)
         steps.append(step)
+        return trace
 
     def stop(self, reason):
         self.truncated = reason

@@ -57,6 +57,7 @@ export const CASES: Case[] = [
   alg('permutations', '[1, 2, 3]'),
   alg('bfs', '{"a": ["b", "c"], "b": ["d"], "c": ["d"], "d": []}, "a"'),
   alg('linked_list_reverse', '{"v": 1, "next": {"v": 2, "next": {"v": 3, "next": None}}}'),
+  ctl('locals_come_and_go', 'True'), // a local bound after one f_locals lists later; two go on one line
   ctl('finally_reraises'),
   ctl('except_does_not_match'),
   ctl('raise_in_handler'),

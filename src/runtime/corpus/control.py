@@ -131,3 +131,14 @@ def exception_group():
 def assert_fails(x):
     assert x > 0, "x must be positive"
     return x
+
+
+def locals_come_and_go(skip):
+    if not skip:
+        early = "bound first"
+    late = [skip]
+    early = late
+    del early, late
+    kept = "still here"
+    del skip
+    return kept
