@@ -213,3 +213,30 @@ test('prerendered controls wait for the page\'s code: disabled until it handles 
   await action(w, 'run').click();
   await expect(w).toHaveAttribute('data-status', 'finished', { timeout: 60_000 });
 });
+
+test('each code pane is as tall as its listing was: the editor replacing it does not move the page (360, 768, 1280 px)', async ({ browser }) => {
+  for (const width of [360, 768, 1280]) {
+    const viewport = { width, height: 800 };
+    const listing = await browser.newContext({ viewport, javaScriptEnabled: false });
+    const before = await (async () => {
+      const page = await listing.newPage();
+      await page.goto(at(HOOKS));
+      return page.locator('section[data-widget] .sl-code').evaluateAll((panes) => panes.map((p) => p.getBoundingClientRect().height));
+    })();
+    await listing.close();
+    const context = await browser.newContext({ viewport });
+    const page = await context.newPage();
+    await page.goto(at(HOOKS));
+    const panes = page.locator('section[data-widget] .sl-code');
+    await expect(panes.locator('.cm-editor')).toHaveCount(before.length);
+    const after: number[] = [];
+    for (const pane of await panes.all()) {
+      // in sight, so CodeMirror has drawn (not estimated) every line of it
+      await pane.evaluate((p) => p.scrollIntoView({ block: 'start' }));
+      await pane.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      after.push(await pane.evaluate((p) => p.getBoundingClientRect().height));
+    }
+    expect(after.map((h, i) => Math.abs(h - before[i]!)).every((d) => d <= 1), `${width}px: listing ${before.join(', ')} vs editor ${after.join(', ')}`).toBe(true);
+    await context.close();
+  }
+});

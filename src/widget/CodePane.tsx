@@ -1,5 +1,5 @@
 import type { EditorView } from '@codemirror/view';
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef, useState, type CSSProperties } from 'react';
 import type { Marks } from './codeview';
 
 /**
@@ -87,10 +87,10 @@ export function CodePane({ code, firstLine, label, marks, toggle, coveredTop }: 
       {!mounted && (
         <pre className="sl-static-code" aria-label={label} tabIndex={0 /* it scrolls sideways: keyboard readers too */}>
           {code.split('\n').map((text, i) => (
-            <span key={i} className="sl-listing-line">
+            // laid out as the editor lays out its lines (styles.css), so its arrival moves nothing
+            <span key={i} className="sl-listing-line" style={{ '--indent': indentOf(text) } as CSSProperties}>
               <span className="sl-ln">{i + firstLine}</span>
-              {text}
-              {'\n'}
+              <span className="sl-listing-text">{text}</span>
             </span>
           ))}
         </pre>
@@ -98,3 +98,6 @@ export function CodePane({ code, firstLine, label, marks, toggle, coveredTop }: 
     </div>
   );
 }
+
+/** A line's indentation in columns, a tab as four (as the editor's hanging indent counts it). */
+const indentOf = (text: string) => /^[ \t]*/.exec(text)![0].replace(/\t/g, '    ').length;
