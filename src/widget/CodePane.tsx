@@ -1,6 +1,7 @@
 import type { EditorView } from '@codemirror/view';
 import { useEffect, useRef, useState, type CSSProperties } from 'react';
 import type { Marks } from './codeview';
+import { indentColumns } from './indent';
 
 /**
  * CodeMirror (with the Python grammar) is a module of its own, loaded and evaluated when the first
@@ -88,7 +89,7 @@ export function CodePane({ code, firstLine, label, marks, toggle, coveredTop }: 
         <pre className="sl-static-code" aria-label={label} tabIndex={0 /* it scrolls sideways: keyboard readers too */}>
           {code.split('\n').map((text, i) => (
             // laid out as the editor lays out its lines (styles.css), so its arrival moves nothing
-            <span key={i} className="sl-listing-line" style={{ '--indent': indentOf(text) } as CSSProperties}>
+            <span key={i} className="sl-listing-line" style={{ '--indent': indentColumns(text) } as CSSProperties}>
               <span className="sl-ln">{i + firstLine}</span>
               <span className="sl-listing-text">{text}</span>
             </span>
@@ -98,6 +99,3 @@ export function CodePane({ code, firstLine, label, marks, toggle, coveredTop }: 
     </div>
   );
 }
-
-/** A line's indentation in columns, a tab as four (as the editor's hanging indent counts it). */
-const indentOf = (text: string) => /^[ \t]*/.exec(text)![0].replace(/\t/g, '    ').length;

@@ -7,6 +7,7 @@ import { HighlightStyle, syntaxHighlighting } from '@codemirror/language';
 import { tags } from '@lezer/highlight';
 import { Compartment, EditorState, RangeSet, StateEffect, StateField, type Extension } from '@codemirror/state';
 import { Decoration, EditorView, GutterMarker, ViewPlugin, gutter, gutterLineClass, highlightActiveLine, highlightActiveLineGutter, keymap, lineNumbers, type DecorationSet, type ViewUpdate } from '@codemirror/view';
+import { indentColumns } from './indent';
 
 export interface Marks {
   breakpoints: number[];
@@ -188,7 +189,7 @@ const hangingIndent = EditorView.decorations.compute(['doc'], (state): Decoratio
   const ranges = [];
   for (let n = 1; n <= state.doc.lines; n++) {
     const line = state.doc.line(n);
-    const indent = /^[ \t]*/.exec(line.text)![0].replace(/\t/g, '    ').length;
+    const indent = indentColumns(line.text);
     ranges.push(Decoration.line({ attributes: { style: `padding-left: calc(${indent + 4}ch + 6px); text-indent: -${indent + 4}ch` } }).range(line.from));
   }
   return Decoration.set(ranges);
