@@ -1,5 +1,5 @@
 /** The debugger widget: thin components over one store. */
-import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore, type KeyboardEvent } from 'react';
+import { startTransition, useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { useStore } from 'zustand';
 import type { Locale, Widget as WidgetSpec } from '../lessons/types';
 import { widgetRequest } from '../lessons/run';
@@ -48,12 +48,17 @@ function enabled(action: Action, s: WidgetState): boolean {
   }
 }
 
-const unchanging = () => () => {};
 /**
  * False in prerendered HTML and while React hydrates it, true once React handles events: until then a
- * click on a prerendered control would do nothing, so the controls are shown disabled.
+ * click on a prerendered control would do nothing, so the controls are shown disabled. Set in a
+ * transition, so the page's widgets re-render in slices (a useSyncExternalStore whose server value
+ * differs re-renders them all in one synchronous task after hydration: 54 ms on a 2-core machine).
  */
-const useHydrated = () => useSyncExternalStore(unchanging, () => true, () => false);
+function useHydrated() {
+  const [hydrated, setHydrated] = useState(false);
+  useEffect(() => startTransition(() => setHydrated(true)), []);
+  return hydrated;
+}
 
 export interface WidgetProps {
   widget: WidgetSpec;

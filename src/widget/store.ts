@@ -240,19 +240,22 @@ export function createWidgetStore(widget: Widget, files: Record<string, string>,
 
 /** Follow the engine's status; for a deep link, open paused at the recorded step. Returns the disconnect. */
 export function connect(store: WidgetStore, engine: EngineLike, initial: Initial = {}, prepare?: RunRequest): () => void {
-  store.setState({ engine: engine.status });
   if (prepare) engine.prepare?.(prepare);
-  // Each widget takes a new status in a task of its own: React renders a store's update at once, and
-  // a page's widgets all re-rendered in the task that said Python was ready (50 ms on a 2-core machine).
+  // Each widget takes the engine's status (the first one too) in a task of its own: React renders a
+  // store's update at once, and a page's widgets all re-rendered in one task, the one that said Python
+  // was ready (50 ms on a 2-core machine), or the one that ran the page's effects after hydration
+  // (57-85 ms on a slower one).
   let pending: ReturnType<typeof setTimeout> | undefined;
   let latest = engine.status;
-  const off = engine.subscribe((status) => {
+  const take = (status: EngineStatus) => {
     latest = status;
     pending ??= setTimeout(() => {
       pending = undefined;
-      store.setState({ engine: latest });
+      if (store.getState().engine !== latest) store.setState({ engine: latest });
     });
-  });
+  };
+  take(engine.status);
+  const off = engine.subscribe(take);
   if (initial.step !== undefined && store.getState().status === 'idle') void store.getState().openAt(initial.step);
   return () => {
     off();
