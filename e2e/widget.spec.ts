@@ -268,12 +268,12 @@ const TEXT = {
   zh: {
     noOutput: '（还没有输出）', unreached: (n: number) => `第 ${n} 行在这个场景里没有被执行到`, notReached: '未执行到',
     blocked: '维护阻止', passes: '顺利执行', firstBlocks: '首个阻止', copy: '复制到此步的链接', copied: '已复制',
-    queued: 'Python 就绪后立即运行。', notRun: '未运行', run: '运行',
+    queued: 'Python 就绪后立即运行。', engineReady: 'Python 已就绪。', notRun: '未运行', run: '运行',
   },
   en: {
     noOutput: '(nothing printed yet)', unreached: (n: number) => `Line ${n} was not reached in this scenario.`, notReached: 'not reached',
     blocked: 'Blocked by the maintenance window', passes: 'The call goes through', firstBlocks: 'The first callback blocks',
-    copy: 'Copy link to this step', copied: 'Copied.', queued: 'Runs as soon as Python is ready.', notRun: 'Not run yet.', run: 'Run',
+    copy: 'Copy link to this step', copied: 'Copied.', queued: 'Runs as soon as Python is ready.', engineReady: 'Python is ready.', notRun: 'Not run yet.', run: 'Run',
   },
 } as const;
 
@@ -378,6 +378,26 @@ for (const lang of ['zh', 'en'] as const) {
     await expect(w.locator('[data-outcome]')).toBeVisible();
     const seen = await page.evaluate(() => (window as unknown as { __engine: string[] }).__engine);
     expect(seen.some((text) => /\d+\.\d \/ \d+\.\d MB \(\d+ %\)/.test(text)), seen.join(' | ')).toBe(true);
+  });
+
+  test(`${lang}: when Python becomes ready nothing on the page moves (the loading line says "ready" in its place)`, async ({ page }) => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/pyodide/python_stdlib.zip', async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.setViewportSize({ width: 360, height: 740 });
+    await page.goto(at(HOOKS, lang));
+    const second = page.locator('section[data-widget]').nth(1);
+    const line = page.locator('.sl-engine').first();
+    await expect(line).toHaveAttribute('data-engine', 'loading');
+    await expect(page.locator('.cm-editor')).toHaveCount(await page.locator('.sl-code').count()); // the editors are drawn
+    const before = await second.evaluate((el) => el.getBoundingClientRect().top + scrollY);
+    release();
+    await expect(line).toHaveAttribute('data-engine', 'ready', { timeout: 60_000 });
+    await expect(line).toHaveText(T.engineReady);
+    expect(await second.evaluate((el) => el.getBoundingClientRect().top + scrollY)).toBe(before);
   });
 
   test(`${lang}: "copy link to this step" puts the deep link on the clipboard; it reopens that paused step`, async ({ browser }) => {

@@ -370,8 +370,9 @@ function StatusLine({ s, locale, widget }: { s: WidgetState; locale: Locale; wid
   const truncated = ix?.trace.truncated && (s.status === 'paused' || s.status === 'finished') ? t(locale, `status.truncated.${ix.trace.truncated}`) : '';
   // a breakpoint the run never reached: say so, instead of just ending
   const unreached = ix && s.status === 'finished' ? s.breakpoints.filter((key) => !ix.lineHits.get(key)?.length).map((key) => pointName(widget, key)) : [];
-  // Python's loading progress is shown apart from the run's status
-  const loading = s.engine.state === 'loading' ? `${t(locale, `status.loading.${s.engine.phase}`)}${s.engine.loaded ? ` ${bytes(s.engine.loaded, s.engine.total ?? 0)}` : ''}` : '';
+  // Python's loading progress is shown apart from the run's status, on a line that stays once
+  // Python is ready (saying so), so the page below does not move up when loading ends
+  const engine = s.engine.state === 'loading' ? `${t(locale, `status.loading.${s.engine.phase}`)}${s.engine.loaded ? ` ${bytes(s.engine.loaded, s.engine.total ?? 0)}` : ''}` : s.engine.state === 'ready' ? t(locale, 'status.engineReady') : '';
   return (
     <>
       <p className="sl-status" role="status" aria-live="polite" data-engine={s.engine.state} data-engine-start={s.engine.state === 'ready' ? s.engine.from : undefined} data-engine-ms={s.engine.state === 'ready' ? s.engine.loadMs : undefined}>
@@ -379,7 +380,9 @@ function StatusLine({ s, locale, widget }: { s: WidgetState; locale: Locale; wid
         {truncated && <span className="sl-warning"> {truncated}</span>}
         {unreached.length > 0 && <span className="sl-unreached"> {t(locale, 'status.unreached', { lines: unreached.join(messages(locale).sep) })}</span>}
       </p>
-      {loading && <p className="sl-engine">{loading}</p>}
+      <p className="sl-engine" data-engine={s.engine.state} aria-hidden={engine ? undefined : true}>
+        {engine || '\u00a0'}
+      </p>
     </>
   );
 }
