@@ -19,7 +19,7 @@ async function responsive(page: Page, busy?: Locator) {
   const before = await w.getAttribute('data-breakpoints');
   await w.locator('.cm-lineNumbers .cm-gutterElement').filter({ hasText: /^1$/ }).click();
   await expect(w).not.toHaveAttribute('data-breakpoints', before ?? '');
-  if (busy) expect(await busy.getAttribute('data-status')).toBe('running');
+  if (busy) await expect(busy).toHaveAttribute('data-status', 'running'); // shown once it has run a while (SHOW_RUN_AFTER_MS)
   await w.locator('.cm-lineNumbers .cm-gutterElement').filter({ hasText: /^1$/ }).click();
 }
 

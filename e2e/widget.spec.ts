@@ -400,6 +400,22 @@ for (const lang of ['zh', 'en'] as const) {
     expect(await second.evaluate((el) => el.getBoundingClientRect().top + scrollY)).toBe(before);
   });
 
+  test(`${lang}: Run again on a finished widget: the new result is counted and the status lights up, even when it equals the last`, async ({ page }) => {
+    await openLesson(page, HOOKS, lang);
+    const w = widget(page, 'run_hooks');
+    const status = w.locator('[role="status"]');
+    await expect(status).not.toHaveAttribute('data-fresh', /./);
+    await action(w, 'run').click();
+    await expect(w).toHaveAttribute('data-runs', '1');
+    await expect(w).toHaveAttribute('data-status', 'finished');
+    await expect(status).toHaveAttribute('data-fresh', '1');
+    const shown = await status.textContent();
+    await action(w, 'run').click();
+    await expect(w).toHaveAttribute('data-runs', '2');
+    await expect(status).toHaveAttribute('data-fresh', '0'); // the other animation name: it plays again
+    await expect(status).toHaveText(shown!);
+  });
+
   test(`${lang}: "copy link to this step" puts the deep link on the clipboard; it reopens that paused step`, async ({ browser }) => {
     const context = await browser.newContext({ permissions: ['clipboard-read', 'clipboard-write'] });
     const page = await context.newPage();

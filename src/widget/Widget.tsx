@@ -122,6 +122,7 @@ function WidgetView({ widget, locale, store, linkTo }: WidgetProps & { store: Wi
       data-status={s.status}
       data-step={active ? cursor + 1 : 0}
       data-steps={steps}
+      data-runs={s.runs}
       data-line={line ?? ''}
       data-fn={active && stack[0] ? blocks[stack[0].fn]?.symbol : ''}
       data-shown={shown.symbol}
@@ -375,7 +376,7 @@ function StatusLine({ s, locale, widget }: { s: WidgetState; locale: Locale; wid
   const engine = s.engine.state === 'loading' ? `${t(locale, `status.loading.${s.engine.phase}`)}${s.engine.loaded ? ` ${bytes(s.engine.loaded, s.engine.total ?? 0)}` : ''}` : s.engine.state === 'ready' ? t(locale, 'status.engineReady') : '';
   return (
     <>
-      <p className="sl-status" role="status" aria-live="polite" data-engine={s.engine.state} data-engine-start={s.engine.state === 'ready' ? s.engine.from : undefined} data-engine-ms={s.engine.state === 'ready' ? s.engine.loadMs : undefined}>
+      <p className="sl-status" role="status" aria-live="polite" data-fresh={s.runs ? s.runs % 2 : undefined} data-engine={s.engine.state} data-engine-start={s.engine.state === 'ready' ? s.engine.from : undefined} data-engine-ms={s.engine.state === 'ready' ? s.engine.loadMs : undefined}>
         {text}
         {truncated && <span className="sl-warning"> {truncated}</span>}
         {unreached.length > 0 && <span className="sl-unreached"> {t(locale, 'status.unreached', { lines: unreached.join(messages(locale).sep) })}</span>}

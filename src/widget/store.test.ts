@@ -1,10 +1,10 @@
 import { resolve } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { findWidget, loadLesson } from '../lessons/load';
 import { nodeRunner } from '../runtime/node';
 import type { RunRequest, Trace } from '../trace/types';
 import * as R from '../replay/replay';
-import { createWidgetStore, pointName, type EngineLike } from './store';
+import { createWidgetStore, pointName, SHOW_RUN_AFTER_MS, type EngineLike } from './store';
 import { viewOf } from './view';
 
 const lesson = loadLesson(resolve('lessons/s04-hooks'));
@@ -41,6 +41,44 @@ describe('widget store with the real Pyodide', () => {
     expect(s().index!.trace.steps[s().pos.cursor]!.line).toBe(callbackLine);
     s().resume();
     expect(s().status).toBe('finished');
+  });
+
+  it('a run that answers at once shows only its result; one that takes longer shows that it runs, and nothing moves meanwhile', async () => {
+    // the real Pyodide engine, its answer held back until released (the clock is the test's: no wall-clock bound)
+    let gate: Promise<void> | null = null;
+    const held: EngineLike = { ...engine, run: async (request) => {
+      const trace = await engine.run(request);
+      await gate;
+      return trace;
+    } };
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const store = createWidgetStore(widget, lesson.files, held);
+      const s = () => store.getState();
+      const seen: string[] = [];
+      store.subscribe((state) => seen.push(state.status));
+      await s().start('run');
+      expect(seen).toEqual(['finished']); // no "running" render (and layout) before the result
+      const finished = s().index!;
+      let release!: () => void;
+      gate = new Promise((resolve) => (release = resolve));
+      seen.length = 0;
+      const pending = s().start('run');
+      s().stepBack(); // a move while a run is in flight: nothing happens, even before it is shown
+      expect(s().index).toBe(finished);
+      expect(s().pos.cursor).toBe(finished.size - 1);
+      vi.advanceTimersByTime(SHOW_RUN_AFTER_MS - 1);
+      expect(seen).toEqual([]);
+      vi.advanceTimersByTime(1);
+      expect(seen).toEqual(['running']);
+      release();
+      await pending;
+      expect(seen).toEqual(['running', 'finished']);
+      expect(s().index).not.toBe(finished);
+      expect(s().runs).toBe(2); // each result counts (the page shows that a new one came)
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('a scenario switch clears breakpoints and the replay, and drops a late result', async () => {

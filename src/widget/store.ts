@@ -26,6 +26,8 @@ export const staticEngine: EngineLike = {
 
 export type Status = 'idle' | 'loading' | 'running' | 'paused' | 'finished' | 'error';
 export type Mode = 'run' | 'debug' | 'step';
+/** How long a run goes before its widget shows that it runs (a quicker one shows only its result). */
+export const SHOW_RUN_AFTER_MS = 100;
 
 export interface WidgetState {
   scenario: string;
@@ -42,8 +44,8 @@ export interface WidgetState {
   /** The cursor of the previous stop (-1 before the first): "changed" means changed since then. */
   since: number;
   error: string | null;
-  /** Bumped by every start, reset and scenario switch; late results of older runs are dropped. */
-  generation: number;
+  /** How many runs' results this widget has taken (each new result counts, even one equal to the last). */
+  runs: number;
   /** Another scenario of this widget, run for comparison (its own real run). */
   compare: { scenario: string; index: R.ReplayIndex | null; error: string | null } | null;
   /** The variable whose history is shown (in the frame shown). */
@@ -121,11 +123,18 @@ export function createWidgetStore(widget: Widget, files: Record<string, string>,
   };
   const scenario = widget.scenarios.some((s) => s.id === initial.scenario) ? initial.scenario! : widget.scenarios[0]!.id;
   let compareRuns = 0; // bumped by every comparison asked for and every scenario switch
+  /** Bumped by every start, reset and scenario switch; late results of older runs are dropped. */
+  let generation = 0;
+  /** The generation of the run in flight (the widget may not show it yet), or -1. */
+  let inFlight = -1;
+  let showRun: ReturnType<typeof setTimeout> | undefined;
   const store = createStore<WidgetState & WidgetActions>()((set, get) => {
+    /** A run is in flight (shown or not yet), or waits for Python. */
+    const busy = () => inFlight === generation || get().status === 'running' || get().status === 'loading';
     /** Apply a pure replay move to the current trace. */
     const move = (f: (ix: R.ReplayIndex, pos: R.Position, bps: number[]) => R.Position, startMode?: Mode) => {
-      const { index, pos, breakpoints, status } = get();
-      if (status === 'running' || status === 'loading') return;
+      const { index, pos, breakpoints } = get();
+      if (busy()) return;
       if (!index || pos.phase === 'idle') {
         if (startMode) void get().start(startMode);
         return;
@@ -134,7 +143,11 @@ export function createWidgetStore(widget: Widget, files: Record<string, string>,
       if (next !== pos) set({ pos: next, since: pos.cursor, status: statusFor(next), frame: null, shown: shownAt(index, next) });
     };
     /** No replay: what a reset, a scenario switch and a link start from. */
-    const cleared = () => ({ generation: get().generation + 1, index: null, pos: R.IDLE, status: 'idle' as const, error: null, frame: null, shown: 0, prediction: null });
+    const cleared = () => {
+      generation++;
+      clearTimeout(showRun);
+      return { index: null, pos: R.IDLE, status: 'idle' as const, error: null, frame: null, shown: 0, prediction: null };
+    };
     /** Another scenario (or the same one afresh): no replay, no comparison, no watched variable. */
     const switchTo = (id: string, breakpoints: number[]) => {
       compareRuns++;
@@ -152,29 +165,42 @@ export function createWidgetStore(widget: Widget, files: Record<string, string>,
       pos: R.IDLE,
       since: -1,
       error: null,
-      generation: 0,
+      runs: 0,
       compare: null,
       watch: null,
       prediction: null,
 
       async start(mode) {
-        const generation = get().generation + 1;
-        set({ generation, status: engine.status.state === 'ready' ? 'running' : 'loading', error: null, index: null, pos: R.IDLE, frame: null });
+        const run = ++generation;
+        inFlight = run;
+        clearTimeout(showRun);
+        const waiting = { error: null, index: null, pos: R.IDLE, frame: null };
+        // A run that answers at once goes from what the widget showed straight to its result, in one
+        // render (clearing the widget first cost a render and a layout of its own, and a flash);
+        // one that takes longer, or waits for Python, says so.
+        if (engine.status.state !== 'ready') set({ ...waiting, status: 'loading' });
+        else showRun = setTimeout(() => run === generation && set({ ...waiting, status: 'running' }), SHOW_RUN_AFTER_MS);
         let trace: Trace;
         try {
           trace = await engine.run(widgetRequest(files, widget, get().scenario));
         } catch (error) {
-          if (get().generation === generation) set({ status: 'error', error: (error as Error).message });
+          if (run === generation) {
+            clearTimeout(showRun);
+            inFlight = -1;
+            set({ ...waiting, status: 'error', error: (error as Error).message, runs: get().runs + 1 });
+          }
           return;
         }
-        if (get().generation !== generation) return;
+        if (run !== generation) return;
+        clearTimeout(showRun);
+        inFlight = -1;
         const index = R.indexTrace(trace);
         if (!trace.steps.length && trace.error) {
-          set({ index, status: 'error', error: `${trace.error.type}: ${trace.error.message}` });
+          set({ ...waiting, index, status: 'error', error: `${trace.error.type}: ${trace.error.message}`, runs: get().runs + 1 });
           return;
         }
         const pos = mode === 'run' ? R.run(index) : mode === 'step' ? R.goto(index, 0) : R.debug(index, get().breakpoints);
-        set({ index, pos, since: -1, status: statusFor(pos), shown: shownAt(index, pos) });
+        set({ error: null, frame: null, index, pos, since: -1, status: statusFor(pos), shown: shownAt(index, pos), runs: get().runs + 1 });
       },
       resume: () => move((ix, pos, bps) => R.resume(ix, pos, bps), 'debug'),
       reverseResume: () => move((ix, pos, bps) => R.reverseResume(ix, pos, bps)),
@@ -193,7 +219,7 @@ export function createWidgetStore(widget: Widget, files: Record<string, string>,
         scenarioOf(widget, id);
         const token = ++compareRuns;
         set({ compare: { scenario: id, index: null, error: null } });
-        if (!get().index && get().status !== 'running' && get().status !== 'loading') void get().start('run');
+        if (!get().index && !busy()) void get().start('run');
         let index: R.ReplayIndex | null = null;
         let error: string | null = null;
         try {
