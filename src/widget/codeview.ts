@@ -274,7 +274,7 @@ function scrollBoxTo(view: EditorView, line: { from: number; text: string }, cov
       const at = { top: view.documentTop + block.top - box.top, height: block.height };
       const ch = view.defaultCharacterWidth;
       const width = scroller.clientWidth - ((scroller.querySelector('.cm-gutters') as HTMLElement | null)?.offsetWidth ?? 0);
-      const indent = /^\s*/.exec(line.text)![0].length * ch;
+      const indent = indentColumns(line.text) * ch; // a tab as four, as the editor draws it
       // sideways only when the statement's start would not show: the outer lines keep their context
       const left = indent + 12 * ch > width ? indent - 2 * ch : 0;
       return { at, seen, scrollTop: scroller.scrollTop, left };
