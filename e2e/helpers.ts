@@ -16,6 +16,17 @@ export async function openLesson(page: Page, path = HOOKS, lang = 'en') {
   await expect(page.locator('.sl-status').first()).toHaveAttribute('data-engine', 'ready', { timeout: 60_000 });
 }
 
+/** Hold Python's standard library back, so the page stays loading until the returned function is called. */
+export async function holdPythonBack(page: Page): Promise<() => void> {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route('**/pyodide/python_stdlib.zip', async (route) => {
+    await held;
+    await route.continue();
+  });
+  return release;
+}
+
 /** The 1-based line number of the line whose trimmed text is `text`, in a real lesson file. */
 export function lineOf(file: string, text: string): number {
   const lines = readFileSync(join('lessons/s04-hooks', file), 'utf8').split('\n');

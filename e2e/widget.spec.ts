@@ -1,5 +1,5 @@
 import { expect, test, type Locator, type Page } from '@playwright/test';
-import { action, at, gutterNumber, HOOKS, lineOf, openLesson, widget } from './helpers';
+import { action, at, gutterNumber, holdPythonBack, HOOKS, lineOf, openLesson, widget } from './helpers';
 
 const CALLBACK = lineOf('core/runtime.py', 'answer = callback(view)');
 const FIRST = lineOf('core/runtime.py', 'def run_hooks(hooks, event, payload):');
@@ -360,13 +360,7 @@ for (const lang of ['zh', 'en'] as const) {
         if (text && seen[seen.length - 1] !== text) seen.push(text);
       }).observe(document, { subtree: true, childList: true, characterData: true });
     });
-    // hold Python's standard library back until the reader has pressed Run
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    await page.route('**/pyodide/python_stdlib.zip', async (route) => {
-      await held;
-      await route.continue();
-    });
+    const release = await holdPythonBack(page); // until the reader has pressed Run
     await page.goto(at(HOOKS, lang));
     const w = widget(page, 'run_hooks');
     await expect(w.locator('[role="status"]')).toHaveText(T.notRun);
@@ -381,12 +375,7 @@ for (const lang of ['zh', 'en'] as const) {
   });
 
   test(`${lang}: when Python becomes ready nothing on the page moves (the loading line says "ready" in its place)`, async ({ page }) => {
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    await page.route('**/pyodide/python_stdlib.zip', async (route) => {
-      await held;
-      await route.continue();
-    });
+    const release = await holdPythonBack(page);
     await page.setViewportSize({ width: 360, height: 740 });
     await page.goto(at(HOOKS, lang));
     const second = page.locator('section[data-widget]').nth(1);

@@ -125,16 +125,14 @@ export function createWidgetStore(widget: Widget, files: Record<string, string>,
   let compareRuns = 0; // bumped by every comparison asked for and every scenario switch
   /** Bumped by every start, reset and scenario switch; late results of older runs are dropped. */
   let generation = 0;
-  /** The generation of the run in flight (the widget may not show it yet), or -1. */
-  let inFlight = -1;
+  /** A run of this generation is in flight (shown as running or loading, or not yet shown). */
+  let busy = false;
   let showRun: ReturnType<typeof setTimeout> | undefined;
   const store = createStore<WidgetState & WidgetActions>()((set, get) => {
-    /** A run is in flight (shown or not yet), or waits for Python. */
-    const busy = () => inFlight === generation || get().status === 'running' || get().status === 'loading';
     /** Apply a pure replay move to the current trace. */
     const move = (f: (ix: R.ReplayIndex, pos: R.Position, bps: number[]) => R.Position, startMode?: Mode) => {
       const { index, pos, breakpoints } = get();
-      if (busy()) return;
+      if (busy) return;
       if (!index || pos.phase === 'idle') {
         if (startMode) void get().start(startMode);
         return;
@@ -145,6 +143,7 @@ export function createWidgetStore(widget: Widget, files: Record<string, string>,
     /** No replay: what a reset, a scenario switch and a link start from. */
     const cleared = () => {
       generation++;
+      busy = false;
       clearTimeout(showRun);
       return { index: null, pos: R.IDLE, status: 'idle' as const, error: null, frame: null, shown: 0, prediction: null };
     };
@@ -172,7 +171,7 @@ export function createWidgetStore(widget: Widget, files: Record<string, string>,
 
       async start(mode) {
         const run = ++generation;
-        inFlight = run;
+        busy = true;
         clearTimeout(showRun);
         const waiting = { error: null, index: null, pos: R.IDLE, frame: null };
         // A run that answers at once goes from what the widget showed straight to its result, in one
@@ -180,27 +179,22 @@ export function createWidgetStore(widget: Widget, files: Record<string, string>,
         // one that takes longer, or waits for Python, says so.
         if (engine.status.state !== 'ready') set({ ...waiting, status: 'loading' });
         else showRun = setTimeout(() => run === generation && set({ ...waiting, status: 'running' }), SHOW_RUN_AFTER_MS);
-        let trace: Trace;
+        let trace: Trace | null = null;
+        let failure = '';
         try {
           trace = await engine.run(widgetRequest(files, widget, get().scenario));
         } catch (error) {
-          if (run === generation) {
-            clearTimeout(showRun);
-            inFlight = -1;
-            set({ ...waiting, status: 'error', error: (error as Error).message, runs: get().runs + 1 });
-          }
-          return;
+          failure = (error as Error).message;
         }
-        if (run !== generation) return;
+        if (run !== generation) return; // a later start, a reset or a scenario switch took over
+        busy = false;
         clearTimeout(showRun);
-        inFlight = -1;
+        const runs = get().runs + 1;
+        if (!trace) return set({ ...waiting, status: 'error', error: failure, runs });
         const index = R.indexTrace(trace);
-        if (!trace.steps.length && trace.error) {
-          set({ ...waiting, index, status: 'error', error: `${trace.error.type}: ${trace.error.message}`, runs: get().runs + 1 });
-          return;
-        }
+        if (!trace.steps.length && trace.error) return set({ ...waiting, index, status: 'error', error: `${trace.error.type}: ${trace.error.message}`, runs });
         const pos = mode === 'run' ? R.run(index) : mode === 'step' ? R.goto(index, 0) : R.debug(index, get().breakpoints);
-        set({ error: null, frame: null, index, pos, since: -1, status: statusFor(pos), shown: shownAt(index, pos), runs: get().runs + 1 });
+        set({ ...waiting, index, pos, since: -1, status: statusFor(pos), shown: shownAt(index, pos), runs });
       },
       resume: () => move((ix, pos, bps) => R.resume(ix, pos, bps), 'debug'),
       reverseResume: () => move((ix, pos, bps) => R.reverseResume(ix, pos, bps)),
@@ -219,7 +213,7 @@ export function createWidgetStore(widget: Widget, files: Record<string, string>,
         scenarioOf(widget, id);
         const token = ++compareRuns;
         set({ compare: { scenario: id, index: null, error: null } });
-        if (!get().index && !busy()) void get().start('run');
+        if (!get().index && !busy) void get().start('run');
         let index: R.ReplayIndex | null = null;
         let error: string | null = null;
         try {
