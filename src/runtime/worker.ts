@@ -82,16 +82,19 @@ function watchFetches(): { failed: Promise<never>; hasFailed: () => boolean; dow
     const header = response.headers.get('content-encoding') ? 0 : Number(response.headers.get('content-length')) || 0;
     const size = { loaded: 0, total: known[name] ?? header };
     sizes.set(known[name] ? name : url, size);
-    const counted = response.body.pipeThrough(
-      new TransformStream<Uint8Array, Uint8Array>({
-        transform(chunk, controller) {
-          size.loaded += chunk.byteLength;
-          report();
-          controller.enqueue(chunk);
-        },
-      }),
-    );
-    return new Response(counted, { status: response.status, statusText: response.statusText, headers: response.headers });
+    // Counted on a clone, and the response itself handed on as the browser made it: one rebuilt
+    // from a stream has no link to the HTTP cache, so V8 could neither keep Python's compiled
+    // wasm there nor find it on the next visit (a tee keeps that link on both branches)
+    const reader = response.clone().body!.getReader();
+    const drain = (): Promise<void> =>
+      reader.read().then(({ done, value }) => {
+        if (done) return;
+        size.loaded += value.byteLength;
+        report();
+        return drain();
+      });
+    drain().catch(() => {}); // the response's own reader sees the same failure
+    return response;
   };
   self.fetch = async (input, init) => {
     const url = input instanceof Request ? input.url : String(input);
