@@ -294,25 +294,31 @@ async function main() {
     await page.addInitScript(LONG_TASKS);
     await page.goto(`${ORIGIN}/en/lessons/s04-hooks/`);
     await oursReady(page);
+    // Each run is clicked as a reader clicks: on a page that has drawn the last result (clicked
+    // back to back, each run's time held the drawing of the one before). Timed to the result in
+    // the DOM and to the frame after it (the result drawn).
     const timeRuns = (count: number) =>
       page.evaluate(async (count) => {
         const w = document.querySelector('section[data-widget="s04-hooks/run_hooks"]')!;
-        const out: number[] = [];
+        const out: { dom: number; frame: number }[] = [];
         for (let k = 0; k < count; k++) {
+          if (k > 0) await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 50)));
           const t = performance.now();
           const runs = w.getAttribute('data-runs');
-          await new Promise<void>((resolve) => {
+          const dom = await new Promise<number>((resolve) => {
             // a run's result: the widget has taken one more (a quick run shows only its result)
             const obs = new MutationObserver(() => {
               if (w.getAttribute('data-runs') !== runs && w.getAttribute('data-status') === 'finished') {
                 obs.disconnect();
-                out.push(performance.now() - t);
-                resolve();
+                resolve(performance.now() - t);
               }
             });
             obs.observe(w, { attributes: true });
             w.querySelector<HTMLButtonElement>('[data-action="run"]')!.click();
           });
+          // the frame that draws it: the next animation frame's callbacks, then what follows them
+          await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+          out.push({ dom, frame: performance.now() - t });
         }
         return out;
       }, count);
@@ -343,7 +349,9 @@ async function main() {
     const longLoad = (kind: 'bare' | 'ours') => ({ perLoad: long[kind].map((l) => l.length).join('/'), maxMs: Math.max(0, ...long[kind].flat()) });
     const framesLoad = (kind: 'bare' | 'ours') => ({ perLoad: frames[kind].map((l) => l.length).join('/'), maxBlockingMs: Math.max(0, ...frames[kind].flat()) });
     const longTask = { coldLoadOurs: longLoad('ours'), coldLoadBare: longLoad('bare'), during20Runs: { count: longInRuns.length, maxMs: Math.max(0, ...longInRuns) }, longFramesOurs: framesLoad('ours'), longFramesBare: framesLoad('bare') };
-    const run = { firstAtReadyMs: round(firstAtReady!), sealMs: round(sealMs), runs: runs.length, p50ms: round(median(runs)), p95ms: round(pct(runs, 95)) };
+    const doms = runs.map((r) => r.dom);
+    const drawn = runs.map((r) => r.frame);
+    const run = { firstAtReadyMs: round(firstAtReady!.dom), sealMs: round(sealMs), runs: runs.length, p50ms: round(median(doms)), p95ms: round(pct(doms, 95)), drawnP50ms: round(median(drawn)), drawnP95ms: round(pct(drawn, 95)) };
     const targets = {
       'first-visit bytes ≤ 1.1× the brotli -q 11 floor': wire.ratioToFloor <= 1.1,
       'a revisit asks for no hashed or versioned file': revisit.hashedOrVersioned === 0,
@@ -368,7 +376,7 @@ async function main() {
     console.table(throttled ? [throttled] : []);
     console.log('Revisit in a real profile: requests that reached the server (the page itself is revalidated)');
     console.table([{ requests: revisit.requests, 'for hashed or versioned files': revisit.hashedOrVersioned, paths: revisit.asked.join(' ') }]);
-    console.log('Run → result after ready (run_hooks, scenario pass; the first run clicked the moment Python was ready)');
+    console.log('Run → result after ready (run_hooks, scenario pass; the first run clicked the moment Python was ready, then 20 runs, each clicked once the last result was drawn; p50/p95 to the result in the DOM, drawn to the frame after it)');
     console.table([run]);
     console.log('Step latency in Chromium (click → widget DOM updated; frame = to the next animation frame)');
     console.table(latency);
