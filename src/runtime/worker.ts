@@ -238,14 +238,19 @@ async function start(indexURL: string, interrupt?: SharedArrayBuffer): Promise<L
   post({ type: 'ready', loadMs: Math.round(performance.now() - started), from });
   // Once the reader can press Run, and before any lesson runs: seal the worker's JavaScript
   // (realm.ts), then warm the runner up in it, then take the snapshot (after a cold start) or keep
-  // the site's for the next visit.
+  // the site's for the next visit. A Run pressed by then (it is let in after the seal) goes first
+  // after a start from a snapshot: it warms Python up itself. A cold start's snapshot must hold
+  // the warmed-up runner, so there the warm-up always runs.
   settled = new Promise<void>((done) =>
     setTimeout(async () => {
       await ses.catch(() => {}); // without SES, seal() says so and lessons still run
       seal(python);
+      await new Promise((resolve) => setTimeout(resolve, 0));
       try {
-        result.run(WARM_UP);
-        result.clean();
+        if (from === 'cold' || !readerRan) {
+          result.run(WARM_UP);
+          result.clean();
+        }
         takeSnapshot();
       } finally {
         done();
@@ -323,7 +328,9 @@ async function onRequest(event: MessageEvent<ToWorker>) {
     return;
   }
   if (message.type === 'prepare') {
-    (await runner)?.prepare(message.request);
+    const ready = await runner;
+    await settled; // like a run: after the seal, the warm-up and the snapshot, in the order asked
+    ready?.prepare(message.request);
     return;
   }
   if (message.type !== 'run') return;
