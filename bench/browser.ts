@@ -162,10 +162,7 @@ const asked: string[] = [];
  * versioned Python files (which should come from the cache without asking).
  */
 async function revisitRequests() {
-  const profile = mkdtempSync(join(tmpdir(), 'steplight-bench-profile-'));
-  const context = await chromium.launchPersistentContext(profile, { executablePath: '/usr/bin/chromium', args: ARGS });
-  try {
-    const page = await context.newPage();
+  return inProfile(async (page) => {
     await page.goto(`${ORIGIN}/en/lessons/s04-hooks/`);
     await oursReady(page);
     asked.length = 0;
@@ -174,6 +171,15 @@ async function revisitRequests() {
     await page.waitForTimeout(500);
     const hashed = asked.filter((p) => cacheControl(p).includes('immutable')); // the site's own rule
     return { requests: asked.length, hashedOrVersioned: hashed.length, asked: [...asked] };
+  });
+}
+
+/** A page in a fresh real profile (a reader's browser: HTTP cache and V8's code caches kept), removed after use. */
+async function inProfile<T>(use: (page: Page) => Promise<T>): Promise<T> {
+  const profile = mkdtempSync(join(tmpdir(), 'steplight-bench-profile-'));
+  const context = await chromium.launchPersistentContext(profile, { executablePath: '/usr/bin/chromium', args: ARGS });
+  try {
+    return await use(await context.newPage());
   } finally {
     await context.close();
     rmSync(profile, { recursive: true, force: true });
@@ -190,22 +196,18 @@ async function profileRevisits() {
   const times = { bare: [] as number[], ours: [] as number[] };
   for (let rep = 0; rep < REPS; rep++) {
     for (const kind of rep % 2 ? (['ours', 'bare'] as const) : (['bare', 'ours'] as const)) {
-      const profile = mkdtempSync(join(tmpdir(), 'steplight-bench-profile-'));
-      const context = await chromium.launchPersistentContext(profile, { executablePath: '/usr/bin/chromium', args: ARGS });
-      try {
-        const page = await context.newPage();
-        const url = kind === 'bare' ? `${ORIGIN}/bare.html` : `${ORIGIN}/lessons/s04-hooks/`;
-        const ready = () => (kind === 'bare' ? bareReady(page) : oursReady(page));
-        await page.goto(url);
-        await ready();
-        if (kind === 'ours') await page.waitForFunction(() => document.documentElement.dataset.snapshot === 'saved', null, { timeout: 30_000 });
-        await page.waitForTimeout(3000);
-        await page.goto(url);
-        times[kind].push(await ready());
-      } finally {
-        await context.close();
-        rmSync(profile, { recursive: true, force: true });
-      }
+      const url = kind === 'bare' ? `${ORIGIN}/bare.html` : `${ORIGIN}/lessons/s04-hooks/`;
+      times[kind].push(
+        await inProfile(async (page) => {
+          const ready = () => (kind === 'bare' ? bareReady(page) : oursReady(page));
+          await page.goto(url);
+          await ready();
+          if (kind === 'ours') await page.waitForFunction(() => document.documentElement.dataset.snapshot === 'saved', null, { timeout: 30_000 });
+          await page.waitForTimeout(3000);
+          await page.goto(url);
+          return ready();
+        }),
+      );
     }
   }
   return { bareMs: round(median(times.bare)), oursMs: round(median(times.ours)), bare: times.bare.map(round), ours: times.ours.map(round) };

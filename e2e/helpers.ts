@@ -10,10 +10,13 @@ export function widget(page: Page, id: string): Locator {
   return page.locator(`section[data-widget="s04-hooks/${id}"]`);
 }
 
+/** Wait until Python is ready in the page's worker. */
+export const pythonReady = (page: Page) => expect(page.locator('.sl-status').first()).toHaveAttribute('data-engine', 'ready', { timeout: 60_000 });
+
 /** Open a lesson page and wait until Python is ready in its worker. */
 export async function openLesson(page: Page, path = HOOKS, lang = 'en') {
   await page.goto(at(path, lang));
-  await expect(page.locator('.sl-status').first()).toHaveAttribute('data-engine', 'ready', { timeout: 60_000 });
+  await pythonReady(page);
 }
 
 /** Hold Python's standard library back, so the page stays loading until the returned function is called. */

@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect, test, type Page } from '@playwright/test';
-import { action, keepClicking, openLesson, widget } from './helpers';
+import { expect, test, type BrowserContext, type Page, type PlaywrightWorkerArgs } from '@playwright/test';
+import { action, keepClicking, openLesson, pythonReady, widget } from './helpers';
 import { serveStatic } from './static-server';
 import { cacheControl } from '../vite.config';
 
@@ -43,41 +43,47 @@ test('the built site is sent precompressed with lasting caching of hashed files,
   await expect(w).toHaveAttribute('data-status', 'finished');
 });
 
-test('a revisit asks the server for no hashed asset and no Python file (immutable, versioned URLs)', async ({ playwright }) => {
-  const site = await serveStatic({ '/': 'dist-e2e' }, undefined, cacheControl);
-  // a real profile: an incognito context's in-memory HTTP cache keeps nothing as large as the wasm
+/**
+ * A page in a fresh real profile, removed after use: a reader's browser. An incognito context's
+ * in-memory HTTP cache keeps nothing as large as the wasm, and it keeps no code cache at all.
+ */
+async function inRealProfile(playwright: PlaywrightWorkerArgs['playwright'], use: (page: Page, context: BrowserContext) => Promise<void>) {
   const profile = mkdtempSync(join(tmpdir(), 'steplight-profile-'));
   const context = await playwright.chromium.launchPersistentContext(profile, test.info().project.use.launchOptions);
-  const page = await context.newPage();
   try {
-    const ready = () => expect(page.locator('.sl-status').first()).toHaveAttribute('data-engine', 'ready', { timeout: 60_000 });
-    await page.goto(`${site.url}/lessons/s04-hooks/`);
-    await ready();
-    const first = [...site.requests];
-    expect(first.some((p) => /^\/pyodide\/\d+\.\d+\.\d+\/pyodide\.asm\.wasm$/.test(p))).toBe(true);
-    expect(first.some((p) => /^\/assets\/Widget-/.test(p))).toBe(true);
-    site.requests.length = 0;
-    await page.goto(`${site.url}/lessons/s04-hooks/`);
-    await ready();
-    // the page itself is revalidated (a new build must show); nothing it loads is asked for again
-    expect(site.requests.filter((p) => p.startsWith('/assets/') || p.startsWith('/pyodide/'))).toEqual([]);
+    await use(await context.newPage(), context);
   } finally {
     await context.close();
-    await site.close();
     rmSync(profile, { recursive: true, force: true });
+  }
+}
+
+test('a revisit asks the server for no hashed asset and no Python file (immutable, versioned URLs)', async ({ playwright }) => {
+  const site = await serveStatic({ '/': 'dist-e2e' }, undefined, cacheControl);
+  try {
+    await inRealProfile(playwright, async (page) => {
+      await page.goto(`${site.url}/lessons/s04-hooks/`);
+      await pythonReady(page);
+      const first = [...site.requests];
+      expect(first.some((p) => /^\/pyodide\/\d+\.\d+\.\d+\/pyodide\.asm\.wasm$/.test(p))).toBe(true);
+      expect(first.some((p) => /^\/assets\/Widget-/.test(p))).toBe(true);
+      site.requests.length = 0;
+      await page.goto(`${site.url}/lessons/s04-hooks/`);
+      await pythonReady(page);
+      // the page itself is revalidated (a new build must show); nothing it loads is asked for again
+      expect(site.requests.filter((p) => p.startsWith('/assets/') || p.startsWith('/pyodide/'))).toEqual([]);
+    });
+  } finally {
+    await site.close();
   }
 });
 
 test("a revisit takes Python's compiled wasm from the browser's code cache instead of compiling it again", async ({ playwright }) => {
-  // a real profile (an incognito context keeps no code cache), traced by the browser itself
-  const profile = mkdtempSync(join(tmpdir(), 'steplight-profile-'));
-  const context = await playwright.chromium.launchPersistentContext(profile, test.info().project.use.launchOptions);
-  const page = await context.newPage();
-  const url = `${test.info().project.use.baseURL}/en/lessons/s04-hooks/`;
-  const ready = () => expect(page.locator('.sl-status').first()).toHaveAttribute('data-engine', 'ready', { timeout: 60_000 });
-  try {
+  // traced by the browser itself
+  await inRealProfile(playwright, async (page, context) => {
+    const url = `${test.info().project.use.baseURL}/en/lessons/s04-hooks/`;
     await page.goto(url);
-    await ready();
+    await pythonReady(page);
     // V8 keeps the module once it has optimised some of it, a moment after Python is ready: each
     // revisit below is traced, and the page stays open a while after it for the next one
     const revisits: string[][] = [];
@@ -85,7 +91,7 @@ test("a revisit takes Python's compiled wasm from the browser's code cache inste
       await page.waitForTimeout(3_000);
       await context.browser()!.startTracing(page, { categories: ['disabled-by-default-devtools.timeline'] });
       await page.goto(url);
-      await ready();
+      await pythonReady(page);
       const trace = JSON.parse((await context.browser()!.stopTracing()).toString()) as { traceEvents: { name: string; args?: { url?: string } }[] };
       // a hit names its module; a cached module V8 refused (invalid, or not these bytes) does not
       const python = (e: { name: string; args?: { url?: string } }) => e.name !== 'v8.wasm.moduleCacheHit' || /\/pyodide\.asm\.wasm$/.test(e.args?.url ?? '');
@@ -95,10 +101,7 @@ test("a revisit takes Python's compiled wasm from the browser's code cache inste
     const w = widget(page, 'run_hooks');
     await action(w, 'run').click();
     await expect(w).toHaveAttribute('data-status', 'finished');
-  } finally {
-    await context.close();
-    rmSync(profile, { recursive: true, force: true });
-  }
+  });
 });
 
 test('a revisit starts Python from the cached memory snapshot, and it runs the same', async ({ page }) => {

@@ -85,15 +85,13 @@ function watchFetches(): { failed: Promise<never>; hasFailed: () => boolean; dow
     // Counted on a clone, and the response itself handed on as the browser made it: one rebuilt
     // from a stream has no link to the HTTP cache, so V8 could neither keep Python's compiled
     // wasm there nor find it on the next visit (a tee keeps that link on both branches)
-    const reader = response.clone().body!.getReader();
-    const drain = (): Promise<void> =>
-      reader.read().then(({ done, value }) => {
-        if (done) return;
-        size.loaded += value.byteLength;
+    const counter = new WritableStream<Uint8Array>({
+      write(chunk) {
+        size.loaded += chunk.byteLength;
         report();
-        return drain();
-      });
-    drain().catch(() => {}); // the response's own reader sees the same failure
+      },
+    });
+    response.clone().body!.pipeTo(counter).catch(() => {}); // the response's own reader sees the same failure
     return response;
   };
   self.fetch = async (input, init) => {

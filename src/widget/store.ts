@@ -178,7 +178,7 @@ export function createWidgetStore(widget: Widget, files: Record<string, string>,
         // render (clearing the widget first cost a render and a layout of its own, and a flash);
         // one that takes longer, or waits for Python, says so.
         if (engine.status.state !== 'ready') set({ ...waiting, status: 'loading' });
-        else showRun = setTimeout(() => run === generation && set({ ...waiting, status: 'running' }), SHOW_RUN_AFTER_MS);
+        else showRun = setTimeout(() => set({ ...waiting, status: 'running' }), SHOW_RUN_AFTER_MS); // cleared by the next start, reset or switch
         let trace: Trace | null = null;
         let failure = '';
         try {
