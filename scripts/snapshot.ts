@@ -17,7 +17,7 @@ import { loadPyodide } from 'pyodide';
 import { tracerSource } from '../src/runtime/node';
 import { createRunner, memorySnapshot } from '../src/runtime/runner';
 import { toSparse } from '../src/runtime/sparse';
-import { PYTHON_ENV, WARM_UP, type SiteSnapshot } from '../src/runtime/started';
+import { PYTHON_ENV, warmUpForSnapshot, type SiteSnapshot } from '../src/runtime/started';
 
 const CACHE = resolve('node_modules/.cache/steplight-snapshot');
 /** What shapes the snapshot besides Pyodide's files: a change to any of them makes a new one. */
@@ -63,8 +63,10 @@ export async function startPython(indexURL: string, more: { _makeSnapshot?: bool
 export async function makeSnapshot(indexURL: string): Promise<Uint8Array> {
   const py = await startPython(indexURL, { _makeSnapshot: true });
   const runner = createRunner(py, tracerSource());
-  const warm = runner.run(WARM_UP);
-  if (warm.error || !warm.steps.length) throw new Error(`the site's snapshot: the warm-up run failed (${warm.error?.type ?? 'no steps'}: ${warm.error?.message ?? ''})`);
-  runner.clean();
+  try {
+    warmUpForSnapshot(runner);
+  } catch (error) {
+    throw new Error(`the site's snapshot: ${(error as Error).message}`);
+  }
   return toSparse(memorySnapshot(py));
 }

@@ -146,6 +146,52 @@ describe('where Python has dict watchers (Pyodide): namespaces are watched, not 
   });
 });
 
+describe('the watcher hears every namespace a run changes', () => {
+  let py: PyodideAPI;
+  let runner: Runner;
+  const ask = (expression: string) => py.runPython(`(lambda st: ${expression})(steplight_tracer)`) as unknown;
+  const watched = (module: string) => ask(`id(__import__("sys").modules["${module}"].__dict__) in set(map(id, st.BASELINE.steady.watched))`);
+  /** The modules whose namespaces the watcher heard changing since the group was last settled. */
+  const heard = () => ask('sorted(n for n, m in list(__import__("sys").modules.items()) if type(m) is type(st) and any(e[0] is m.__dict__ for e in st.BASELINE.steady.heard()))') as { toJs(): string[] };
+  beforeAll(async () => {
+    py = await loadPyodide({ indexURL: `${dirname(createRequire(import.meta.url).resolve('pyodide'))}/` });
+    runner = createRunner(py, tracerSource());
+  }, 120_000);
+
+  it('one clean learns them all (the runner patches sys, os, time and puts them back): the group loses them without being made anew, and the next run changes nothing in it', () => {
+    runner.run(ordinary());
+    runner.clean(); // the first clean makes the group
+    const group = ask('id(st.BASELINE.steady)');
+    expect([watched('sys'), watched('os'), watched('time')]).toEqual([true, true, true]);
+    runner.run(ordinary());
+    expect(heard().toJs()).toEqual(expect.arrayContaining(['os', 'sys', 'time']));
+    runner.clean();
+    expect(ask('id(st.BASELINE.steady)')).toBe(group);
+    expect([watched('sys'), watched('os'), watched('time'), watched('json')]).toEqual([false, false, false, true]);
+    runner.run(ordinary());
+    expect(ask('st.BASELINE.steady.unchanged()')).toBe(true);
+    runner.clean();
+  });
+
+  it('what it keeps is one entry per namespace, however often a run changes one; the change is put back', () => {
+    const churn = buildRequest({
+      lesson: 'churn',
+      files: { 'churn.py': 'import string\n\ndef churn():\n    for i in range(5000):\n        string.churned = i\n    return i\n' },
+      source: 'churn.py',
+      symbol: 'churn',
+      harness: { file: 'harness.py', code: 'from churn import churn\noutcome = churn()\n' },
+      inputs: {},
+    });
+    expect(watched('string')).toBe(true);
+    expect(runner.run(churn).error).toBeUndefined();
+    expect(heard().toJs()).toContain('string');
+    expect(ask('len(st.BASELINE.watcher.heard)')).toBeLessThan(10);
+    runner.clean();
+    expect(ask('hasattr(__import__("string"), "churned")')).toBe(false);
+    expect(watched('string')).toBe(false);
+  });
+});
+
 describe('CPython runs leave nothing on the host', () => {
   it('a run has its own folder (lesson, TMPDIR, HOME), removed afterwards', async () => {
     const { existsSync, mkdtempSync, readdirSync, rmSync } = await import('node:fs');

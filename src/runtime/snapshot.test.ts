@@ -9,7 +9,8 @@ import { loadPyodide, type PyodideAPI } from 'pyodide';
 import { expect, test } from 'vitest';
 import { hooksRequests as requests, hooksTraces as traces } from './hooks-traces';
 import { tracerSource } from './node';
-import { createRunner, memorySnapshot } from './runner';
+import { createRunner, memorySnapshot, refreshTimeZone } from './runner';
+import { warmUpForSnapshot } from './started';
 
 type Snapshotting = PyodideAPI & { makeMemorySnapshot(): Uint8Array; _module: { HEAP8: Int8Array } };
 
@@ -32,4 +33,17 @@ test('a snapshot taken after runs is a copy of the heap, and a runner started fr
   const after = traces(createRunner(warm, tracerSource()));
   expect(after).toEqual(before);
   expect(JSON.parse(after[0]!).steps.length).toBeGreaterThan(0);
+}, 120_000);
+
+test('the site\'s snapshot holds what its warm-up learnt: restored (and its time zone refreshed), Python finds no watched namespace changed from its second run on', async () => {
+  const cold = (await loadPyodide({ _makeSnapshot: true } as object)) as Snapshotting;
+  warmUpForSnapshot(createRunner(cold, tracerSource()));
+  const warm = (await loadPyodide({ _loadSnapshot: memorySnapshot(cold) } as object)) as PyodideAPI;
+  refreshTimeZone(warm); // the time module's namespace is taken anew: still checked one by one
+  const runner = createRunner(warm, tracerSource());
+  runner.run(requests[0]!);
+  runner.clean(); // the first clean after a restore makes the group
+  runner.run(requests[0]!);
+  expect(warm.runPython('(lambda st: st.BASELINE.steady.unchanged())(steplight_tracer)')).toBe(true);
+  runner.clean();
 }, 120_000);

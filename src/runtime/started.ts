@@ -2,6 +2,7 @@
  * What a started Python is, the same wherever it is started: in the page's worker (cold) and in the
  * build, which makes the site's memory snapshot from it (scripts/snapshot.ts) for a first visit.
  */
+import type { Runner } from './runner';
 
 /**
  * Python's environment, fixed: without it Emscripten takes LANG from the browser's language (a zh and
@@ -17,6 +18,20 @@ export const WARM_UP = {
   target: { file: 'warm.py', symbol: 'warm' },
   harness: { file: 'harness.py', code: 'from warm import warm\noutcome = warm([{"a": [1]}, "b"])\nprint(outcome)\n' },
 };
+
+/**
+ * The warm-up of the site's snapshot (scripts/snapshot.ts): WARM_UP run and cleaned twice. The
+ * second clean learns which of the baseline's namespaces every run changes and puts back (the
+ * runner's own patches of sys, os, time...), so that runs from the snapshot have nothing left to
+ * learn (each such clean checks every namespace one by one). Throws if a warm-up run fails.
+ */
+export function warmUpForSnapshot(runner: Runner) {
+  for (let k = 0; k < 2; k++) {
+    const warm = runner.run(WARM_UP);
+    if (warm.error || !warm.steps.length) throw new Error(`the warm-up run failed (${warm.error?.type ?? 'no steps'}: ${warm.error?.message ?? ''})`);
+    runner.clean();
+  }
+}
 
 /**
  * More of the same, run in slices while the page is idle after ready (worker.ts): V8 optimises

@@ -803,6 +803,25 @@ class Baseline:
                     self.watcher.watch(d)
             self.watcher.reset()  # from here on (putting things back just now may have been heard)
 
+    def shrink(self):
+        """When only watched dicts failed the group's check: they leave the group, which stays as it
+        is otherwise (everything was just put back as it was when the group was made), instead of
+        being made anew (10-30 ms of a clean in Node, 40-90 in a page's first runs). False when it
+        cannot: no watcher, or something else in the group changed (its lists)."""
+        steady = self.steady
+        if steady is None or steady.watcher is None:
+            return False
+        leaving = [(kind, entry) for kind, entry in steady.entries if id(entry) in self.changing]
+        if not leaving or not all(steady.watches(kind, entry) for kind, entry in leaving):
+            return False
+        if steady.lengths_now() != steady.lengths or steady.items_now() != steady.items:
+            return False
+        for d in steady.without(leaving):
+            self.watcher.unwatch(d)
+        self.loose.extend(leaving)
+        self.watcher.reset()  # putting things back just now was heard
+        return True
+
     def forget_watcher(self):
         """Before a memory snapshot: the watcher's callback is a function made at run time, which a
         Python restored from the snapshot would not have. Every entry is loose again (checked one by
@@ -821,6 +840,10 @@ class Baseline:
         if self.steady is not None:
             self.forget_watcher()  # every entry loose again, grouped anew by the next clean
         fresh = (d, tuple(d), tuple(d.values()))
+        for entry in self.dicts:
+            if entry[0] is d and id(entry) in self.changing:  # learnt before: still checked one by one
+                self.changing.discard(id(entry))
+                self.changing.add(id(fresh))
         self.dicts = [fresh if entry[0] is d else entry for entry in self.dicts]
         self.loose = [(kind, fresh if kind == "dict" and entry[0] is d else entry) for kind, entry in self.loose]
 
@@ -874,12 +897,12 @@ class Baseline:
                 changed += 1
                 self.changing.add(id(entry))
         if not steady:
-            # a dict heard changing joins the loose ones too, even if it was put back as it was
-            # (the runner's own patches of sys, os, time...): else it would fail every check
-            heard = self.steady.heard() if self.steady is not None else None
-            if heard is not None:
-                self.changing.add(id(heard))
-            self.group()
+            # the dicts heard changing join the loose ones too, even if they were put back as they
+            # were (the runner's own patches of sys, os, time...): else they would fail every check
+            for entry in self.steady.heard() if self.steady is not None else ():
+                self.changing.add(id(entry))
+            if not self.shrink():
+                self.group()
         changed += self.restore_functions()
         for items, saved in self.sets:
             if len(items) != len(saved) or not items.issuperset(saved):
@@ -980,9 +1003,25 @@ class Steady:
         self.dicts = tuple(o for o in self.objects if type(o) is dict)
         self.lengths, self.keys, self.items = self.lengths_now(), self.keys_now(), self.items_now()
 
+    def watches(self, kind, entry):
+        """Whether the watcher, not a read, checks this entry (a dict, or a class's namespace)."""
+        return self.watcher is not None and id(entry[1] if kind == "class" else entry[0]) in self.by_dict
+
+    def without(self, leaving):
+        """The group less these watched entries; returns their dicts (to be unwatched)."""
+        ids = set(map(id, (entry for _, entry in leaving)))
+        self.entries = [(kind, entry) for kind, entry in self.entries if id(entry) not in ids]
+        gone = [d for d in self.watched if id(self.by_dict[id(d)]) in ids]
+        self.watched = tuple(d for d in self.watched if id(self.by_dict[id(d)]) not in ids)
+        for d in gone:
+            del self.by_dict[id(d)]
+        return gone
+
     def heard(self):
-        """The entry of the dict whose change the watcher heard last, if any."""
-        return self.by_dict.get(self.watcher.last()) if self.watcher is not None and self.watcher.touched() else None
+        """The entries of the dicts whose changes the watcher heard."""
+        if self.watcher is None:
+            return []
+        return [self.by_dict[a] for a in self.watcher.addresses() if a in self.by_dict]
 
     @staticmethod
     def fits(kind, entry):
@@ -1048,13 +1087,18 @@ def address_reader():
 class DictWatcher:
     """A dict watcher (Python 3.12+: PyDict_AddWatcher), reached through _ctypes alone (ctypes' own
     import costs more than the checks it saves): after `watch(d)`, any change to d (a key added,
-    replaced or removed, d cleared) is noted, and `touched()` says whether any was since `reset()`.
-    The callback runs no Python code, so no trace or profile function ever sees it: the C call
-    writes the event into a buffer (struct.pack_into, through functools.partial). Changes made by
-    writing memory directly (ctypes) are not heard, as no other check sees them either."""
+    replaced or removed, d cleared) is noted, `touched()` says whether any was since `reset()` and
+    `addresses()` which dicts changed: all of them, so that one clean learns every dict a run
+    changes (the first runs of a page each found one more when only the last was kept, each
+    costing a clean that checks everything one by one: 20-30 ms in Node, up to 90 in a page).
+    The callback runs no Python code, so no trace or profile function ever sees it: C calls only
+    (functools.partial of max, whose key is a defaultdict's lookup: a miss adds the dict's address
+    as a key). The event, key and value are read as booleans, so what is kept stays as small as
+    the set of dicts watched, however many changes a run makes. Changes made by writing memory
+    directly (ctypes) are not heard, as no other check sees them either."""
 
     def __init__(self):
-        import struct
+        from collections import defaultdict
         from functools import partial
         from _ctypes import FUNCFLAG_CDECL, FUNCFLAG_PYTHONAPI, RTLD_GLOBAL, CFuncPtr, _SimpleCData, dlopen
 
@@ -1063,6 +1107,9 @@ class DictWatcher:
 
         class Long(_SimpleCData):  # pointer-sized: a pointer as a number (0 for NULL)
             _type_ = "l"
+
+        class Flag(_SimpleCData):  # what is not kept, read as a boolean
+            _type_ = "?"
 
         class Pointer(_SimpleCData):
             _type_ = "P"
@@ -1073,7 +1120,7 @@ class DictWatcher:
         class Callback(CFuncPtr):
             _flags_ = FUNCFLAG_CDECL
             _restype_ = Pointer  # the callback's None, as 0: "no error"
-            _argtypes_ = (Int, Long, Long, Long)  # event, dict, key, value
+            _argtypes_ = (Flag, Long, Flag, Flag)  # event, dict, key, value
 
         class Api(CFuncPtr):
             _flags_ = FUNCFLAG_CDECL | FUNCFLAG_PYTHONAPI
@@ -1087,10 +1134,8 @@ class DictWatcher:
             function.argtypes = argtypes
             return function
 
-        self.unpack = struct.unpack_from
-        self.record = bytearray(struct.calcsize("i3l"))
-        self.zero = bytes(len(self.record))
-        self.callback = Callback(partial(struct.pack_into, "i3l", self.record, 0))  # kept: Python holds only its address
+        self.heard = defaultdict(int)  # the addresses of the dicts heard changing (and False, True)
+        self.callback = Callback(partial(max, key=self.heard.__getitem__))  # kept: Python holds only its address
         self.ident = api("PyDict_AddWatcher", Callback)(self.callback)
         self.clear = partial(api("PyDict_ClearWatcher", Int), self.ident)
         self.watch = partial(api("PyDict_Watch", Int, Object), self.ident)
@@ -1106,14 +1151,14 @@ class DictWatcher:
             raise RuntimeError("the dict watcher heard nothing")
 
     def touched(self):
-        return self.record != self.zero
+        return len(self.heard) > 0
 
-    def last(self):
-        """The address of the dict the last change heard was made to."""
-        return self.unpack("i3l", self.record)[1]
+    def addresses(self):
+        """The addresses of the dicts changes were made to since `reset()`."""
+        return [a for a in self.heard if type(a) is int]
 
     def reset(self):
-        self.record[:] = self.zero
+        self.heard.clear()
 
     def close(self):
         self.clear()
