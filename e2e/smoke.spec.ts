@@ -104,14 +104,18 @@ test("a revisit takes Python's compiled wasm from the browser's code cache inste
   });
 });
 
-test('a revisit starts Python from the cached memory snapshot, and it runs the same', async ({ page }) => {
+test('a revisit starts Python from the cached memory snapshot without asking for the site\'s, and it runs the same', async ({ page }) => {
   await openLesson(page);
   const status = page.locator('.sl-status').first();
   await expect(status).toHaveAttribute('data-engine-start', 'site');
   await expect(page.locator('html')).toHaveAttribute('data-snapshot', 'saved', { timeout: 30_000 });
+  const asked: string[] = []; // from the network or the HTTP cache alike
+  page.on('request', (r) => asked.push(r.url()));
   await page.reload();
   await expect(status).toHaveAttribute('data-engine', 'ready', { timeout: 60_000 });
   await expect(status).toHaveAttribute('data-engine-start', 'snapshot');
+  expect(asked.some((url) => url.endsWith('pyodide.asm.wasm'))).toBe(true);
+  expect(asked.filter((url) => url.endsWith('.snapshot'))).toEqual([]);
   const w = widget(page, 'run_hooks');
   await w.locator('input[type="radio"][value="post_error"]').check();
   await action(w, 'run').click();

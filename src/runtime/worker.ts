@@ -4,7 +4,7 @@ import type { PyodideAPI } from 'pyodide';
 import type { FromWorker, ToWorker } from './protocol';
 import { createRunner, installTracer, memorySnapshot, refreshTimeZone, type LocalRunner } from './runner';
 import { loadSes, sealRealm } from './realm';
-import { dropSnapshot, readSnapshot, toStored, writeSnapshot, type Stored } from './snapshot-store';
+import { dropSnapshot, findSnapshot, toStored, writeSnapshot, type Stored } from './snapshot-store';
 import { fromSparse } from './sparse';
 import { PYTHON_ENV, WARM_UP, WARM_UP_MORE } from './started';
 import tracer from './steplight_tracer.py?raw';
@@ -149,19 +149,22 @@ async function start(indexURL: string, interrupt?: SharedArrayBuffer): Promise<L
   const { failed, hasFailed, download } = watchFetches();
   const started = performance.now();
   post({ type: 'progress', phase: 'fetching' });
-  // At once and side by side: Pyodide's loader, the snapshot kept from an earlier visit, and (on
-  // the chance there is none) the site's snapshot, whose download is dropped if there is
+  // Side by side: Pyodide's loader and a look into the private file system for the snapshot kept
+  // from an earlier visit (its name and size: a few ms, not a read). The site's snapshot is fetched
+  // only when none was kept: fetched beside a kept one (and dropped once that was read), its 4 MB
+  // from the HTTP cache competed with Python's own files on every revisit
   const pyodide = import(/* @vite-ignore */ `${indexURL}pyodide.mjs`) as Promise<{ loadPyodide: Load; version: string }>;
   const key = snapshotKey(PYODIDE_VERSION);
-  const kept = readSnapshot(key);
-  const fetchSite = (signal: AbortSignal) => {
+  const found = findSnapshot(key);
+  const fetchSite = () => {
     if (!SITE_SNAPSHOT || !siteSnapshotPays()) return null;
-    const bytes = download(`${indexURL}${SITE_SNAPSHOT.file}`, SITE_SNAPSHOT.size, signal);
+    const bytes = download(`${indexURL}${SITE_SNAPSHOT.file}`, SITE_SNAPSHOT.size, new AbortController().signal);
     bytes.catch(() => {}); // its failure is handled where it is used
     return bytes;
   };
-  const site = new AbortController();
-  let siteBytes = fetchSite(site.signal);
+  const stored = await found;
+  let siteBytes = stored ? null : fetchSite();
+  const kept = stored ? stored() : Promise.resolve(null);
   const { loadPyodide, version } = await pyodide;
   if (version !== PYODIDE_VERSION) throw new Error(`${indexURL}pyodide.mjs is Pyodide ${version}, this site was built for ${PYODIDE_VERSION}: serve the files of its build together`);
   const loaded = (options: object) => Promise.race([loadPyodide(options), failed]);
@@ -179,20 +182,20 @@ async function start(indexURL: string, interrupt?: SharedArrayBuffer): Promise<L
   let takeSnapshot = () => {};
   let from: 'snapshot' | 'site' | 'cold' = 'cold';
   // The kept snapshot if there is one, else the site's, handed to Pyodide as a promise: its own
-  // downloads start now, not after the look into the private file system
+  // downloads start now, not after the snapshot is read
   type Chosen = { from: 'snapshot' | 'site'; bytes: Uint8Array } | null;
   const first = kept.then((bytes): Chosen | Promise<Chosen> => {
-    if (bytes) site.abort();
     if (bytes) return { from: 'snapshot', bytes };
-    return siteBytes?.then((stored): Chosen => ({ from: 'site', bytes: fromSparse(stored) })) ?? null;
+    siteBytes ??= fetchSite(); // the kept one could not be read
+    return siteBytes?.then((sparse): Chosen => ({ from: 'site', bytes: fromSparse(sparse) })) ?? null;
   });
-  if (siteBytes || (await kept)) {
+  if (siteBytes || stored) {
     py = await fromSnapshot(first.then((chosen) => chosen!.bytes));
     const chosen = await first.catch(() => null);
     if (py) from = chosen!.from;
     else if (chosen?.from === 'snapshot') {
       await dropSnapshot(key); // a bad snapshot: forget it, start from the site's (or cold)
-      siteBytes = fetchSite(new AbortController().signal);
+      siteBytes = fetchSite();
       py = siteBytes && (await fromSnapshot(siteBytes.then(fromSparse)));
       if (py) from = 'site';
     }
