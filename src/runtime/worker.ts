@@ -47,7 +47,7 @@ const SITE_SNAPSHOT = typeof __STEPLIGHT_SNAPSHOT__ === 'object' ? __STEPLIGHT_S
  * reader's progress bar (a 13 MB download on a phone); `download` is one that may fail without
  * failing the start (the site's snapshot: without it Python starts cold).
  */
-function watchFetches(): { failed: Promise<never>; hasFailed: () => boolean; download: (url: string, size: number, signal: AbortSignal) => Promise<Uint8Array> } {
+function watchFetches(): { failed: Promise<never>; hasFailed: () => boolean; download: (url: string, size: number) => Promise<Uint8Array> } {
   let reject!: (error: Error) => void;
   let failedYet = false;
   const failed = new Promise<never>((_, no) => (reject = no));
@@ -108,12 +108,12 @@ function watchFetches(): { failed: Promise<never>; hasFailed: () => boolean; dow
    * 220-270 ms less for the 16 MB snapshot beside a counted Response's arrayBuffer()), counted for
    * the progress bar. A failure fails this download only; one of another size is refused.
    */
-  const download = async (url: string, size: number, signal: AbortSignal): Promise<Uint8Array> => {
+  const download = async (url: string, size: number): Promise<Uint8Array> => {
     const name = new URL(url).pathname.split('/').pop() ?? '';
     const counted = { loaded: 0, total: size };
     sizes.set(name, counted); // in the total from now on
     try {
-      const response = await fetch(url, { signal });
+      const response = await fetch(url);
       if (!response.ok || !response.body) throw new Error(`${url} answered HTTP ${response.status}`);
       const out = new Uint8Array(size);
       const reader = response.body.getReader();
@@ -158,7 +158,7 @@ async function start(indexURL: string, interrupt?: SharedArrayBuffer): Promise<L
   const found = findSnapshot(key);
   const fetchSite = () => {
     if (!SITE_SNAPSHOT || !siteSnapshotPays()) return null;
-    const bytes = download(`${indexURL}${SITE_SNAPSHOT.file}`, SITE_SNAPSHOT.size, new AbortController().signal);
+    const bytes = download(`${indexURL}${SITE_SNAPSHOT.file}`, SITE_SNAPSHOT.size);
     bytes.catch(() => {}); // its failure is handled where it is used
     return bytes;
   };
