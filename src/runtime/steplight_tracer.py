@@ -1119,7 +1119,7 @@ class DictWatcher:
 
         class Callback(CFuncPtr):
             _flags_ = FUNCFLAG_CDECL
-            _restype_ = Pointer  # the callback's None, as 0: "no error"
+            _restype_ = Pointer  # what max returns (the event read as False or True: 0 or 1), never negative: "no error"
             _argtypes_ = (Flag, Long, Flag, Flag)  # event, dict, key, value
 
         class Api(CFuncPtr):
