@@ -1,5 +1,5 @@
 import { expect, test, type Locator } from '@playwright/test';
-import { action, expectState, gutterNumber, lineOf, openLesson, HOOKS, widget } from './helpers';
+import { action, expectState, gutterNumber, lineOf, openLesson, pythonReady, HOOKS, widget } from './helpers';
 
 const RUNTIME = 'core/runtime.py';
 const BEFORE = lineOf(RUNTIME, 'before = run_hooks(hooks, "before", call)');
@@ -106,7 +106,7 @@ for (const lang of ['zh', 'en'] as const) {
 
 test('a deep link with a breakpoint in a callee opens with it set, and Debug stops there', async ({ page }) => {
   await page.goto(`en/${HOOKS}#widget=execute_hooked&scenario=pass&breakpoints=run_hooks:${CALLBACK}`);
-  await expect(page.locator('.sl-status').first()).toHaveAttribute('data-engine', 'ready', { timeout: 60_000 });
+  await pythonReady(page);
   const w = widget(page, 'execute_hooked');
   await expect(w).toHaveAttribute('data-breakpoints', `run_hooks:${CALLBACK}`);
   await action(w, 'debug').click();

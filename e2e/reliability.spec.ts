@@ -1,12 +1,12 @@
 import { expect, test, type Locator, type Page } from '@playwright/test';
-import { keepClicking } from './helpers';
+import { keepClicking, pythonReady } from './helpers';
 
 const PAGE = 'en/lessons/x-hostile/';
 const hostile = (page: Page, id: string) => page.locator(`section[data-widget="x-hostile/${id}"]`);
 
 async function open(page: Page) {
   await page.goto(PAGE);
-  await expect(page.locator('.sl-status').first()).toHaveAttribute('data-engine', 'ready', { timeout: 60_000 });
+  await pythonReady(page);
 }
 
 /**
@@ -182,7 +182,7 @@ test('lesson code cannot spoil the memory snapshot the next visit starts from', 
   await stopClicking();
   await expect(page.locator('html')).toHaveAttribute('data-snapshot', 'saved', { timeout: 30_000 });
   await page.reload();
-  await expect(page.locator('.sl-status').first()).toHaveAttribute('data-engine', 'ready', { timeout: 60_000 });
+  await pythonReady(page);
   await expect(page.locator('.sl-status').first()).toHaveAttribute('data-engine-start', 'snapshot');
   await nextRunWorks(page);
 });

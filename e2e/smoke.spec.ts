@@ -112,7 +112,7 @@ test('a revisit starts Python from the cached memory snapshot without asking for
   const asked: string[] = []; // from the network or the HTTP cache alike
   page.on('request', (r) => asked.push(r.url()));
   await page.reload();
-  await expect(status).toHaveAttribute('data-engine', 'ready', { timeout: 60_000 });
+  await pythonReady(page);
   await expect(status).toHaveAttribute('data-engine-start', 'snapshot');
   expect(asked.some((url) => url.endsWith('pyodide.asm.wasm'))).toBe(true);
   expect(asked.filter((url) => url.endsWith('.snapshot'))).toEqual([]);
@@ -163,14 +163,14 @@ for (const how of ['torn', 'garbage'] as const) {
     expect(await spoilSnapshot(page, how)).toHaveLength(1); // one snapshot, not one per visit
     await page.reload();
     const status = page.locator('.sl-status').first();
-    await expect(status).toHaveAttribute('data-engine', 'ready', { timeout: 60_000 });
+    await pythonReady(page);
     await expect(status).toHaveAttribute('data-engine-start', 'site');
     await expect(page.locator('html')).toHaveAttribute('data-snapshot', 'saved', { timeout: 30_000 });
     const w = widget(page, 'run_hooks');
     await action(w, 'run').click();
     await expect(w).toHaveAttribute('data-status', 'finished');
     await page.reload();
-    await expect(status).toHaveAttribute('data-engine', 'ready', { timeout: 60_000 });
+    await pythonReady(page);
     await expect(status).toHaveAttribute('data-engine-start', 'snapshot');
   });
 }
@@ -229,7 +229,7 @@ test("a spoiled site snapshot is refused: Python starts cold, runs, and keeps it
   await expect(w.locator('[data-panel="output"]')).toContainText('callbacks that ran: note_call, check_program');
   await expect(page.locator('html')).toHaveAttribute('data-snapshot', 'saved', { timeout: 30_000 });
   await page.reload();
-  await expect(status).toHaveAttribute('data-engine', 'ready', { timeout: 60_000 });
+  await pythonReady(page);
   await expect(status).toHaveAttribute('data-engine-start', 'snapshot');
 });
 

@@ -1,5 +1,5 @@
 import { expect, test, type Locator, type Page } from '@playwright/test';
-import { action, at, gutterNumber, holdPythonBack, HOOKS, lineOf, openLesson, widget } from './helpers';
+import { action, at, gutterNumber, holdPythonBack, HOOKS, lineOf, openLesson, pythonReady, widget } from './helpers';
 
 const CALLBACK = lineOf('core/runtime.py', 'answer = callback(view)');
 const FIRST = lineOf('core/runtime.py', 'def run_hooks(hooks, event, payload):');
@@ -214,7 +214,7 @@ test('the Chinese page: the article\'s widget frame, labels and punctuation', as
   await expect(w.locator('.sl-hint')).toContainText('只在你的浏览器里运行，不会发送到博客的服务器');
   await expect(w.locator('.sl-caption')).toContainText('真实运行的回放');
   await expect(w.locator('.sl-caption')).toContainText('宿主、文件和进程');
-  await expect(page.locator('.sl-status').first()).toHaveAttribute('data-engine', 'ready', { timeout: 60_000 });
+  await pythonReady(page);
   await expect(w.locator('[role="status"]')).toHaveText('未运行');
   await expect(w.getByRole('button', { name: '调试' })).toBeVisible();
   await expect(w.getByRole('button', { name: '单步跳过' })).toBeVisible();

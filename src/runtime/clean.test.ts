@@ -9,9 +9,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { plain, type Trace } from '../trace/types';
-import { createRequire } from 'node:module';
 import { loadPyodide, type PyodideAPI } from 'pyodide';
-import { cpythonHost, cpythonRun, nodeRunner, TRACER_PATH, tracerSource, type CpythonHost, type NodeRunner } from './node';
+import { cpythonHost, cpythonRun, nodeRunner, PYODIDE_INDEX_URL, TRACER_PATH, tracerSource, type CpythonHost, type NodeRunner } from './node';
 import { createRunner, memorySnapshot, type Runner } from './runner';
 import { buildRequest } from './request';
 
@@ -93,13 +92,22 @@ describe('a misbehaving lesson leaves nothing for the next run', () => {
   });
 });
 
+/**
+ * Questions about the tracer's baseline in a Python, asked without binding a name anywhere: `ask` a
+ * Python expression (`st` is the tracer), `watched` whether a module's namespace is in the group the
+ * dict watcher watches.
+ */
+function baselineOf(python: () => PyodideAPI) {
+  const ask = (expression: string) => python().runPython(`(lambda st: ${expression})(steplight_tracer)`) as unknown;
+  const watched = (module: string) => ask(`id(__import__("sys").modules["${module}"].__dict__) in set(map(id, st.BASELINE.steady.watched))`);
+  return { ask, watched };
+}
+
 describe('where Python has dict watchers (Pyodide): namespaces are watched, not read', () => {
   let py: PyodideAPI;
   let runner: Runner;
   let first: Omit<Trace, 'stats'>;
-  /** A Python expression about the baseline's group, asked without binding a name anywhere. */
-  const ask = (expression: string) => py.runPython(`(lambda st: ${expression})(steplight_tracer)`) as unknown;
-  const watched = (module: string) => ask(`id(__import__("sys").modules["${module}"].__dict__) in set(map(id, st.BASELINE.steady.watched))`);
+  const { ask, watched } = baselineOf(() => py);
   const cleaned = (request: ReturnType<typeof ordinary>) => {
     const { stats: _, ...trace } = runner.run(request);
     runner.clean();
@@ -107,7 +115,7 @@ describe('where Python has dict watchers (Pyodide): namespaces are watched, not 
   };
   beforeAll(async () => {
     // as the page's worker loads it on a first visit: able to take a memory snapshot
-    py = await loadPyodide({ indexURL: `${dirname(createRequire(import.meta.url).resolve('pyodide'))}/`, _makeSnapshot: true } as object);
+    py = await loadPyodide({ indexURL: PYODIDE_INDEX_URL, _makeSnapshot: true } as object);
     runner = createRunner(py, tracerSource());
     first = cleaned(ordinary());
     for (let i = 0; i < 8; i++) cleaned(ordinary());
@@ -149,12 +157,11 @@ describe('where Python has dict watchers (Pyodide): namespaces are watched, not 
 describe('the watcher hears every namespace a run changes', () => {
   let py: PyodideAPI;
   let runner: Runner;
-  const ask = (expression: string) => py.runPython(`(lambda st: ${expression})(steplight_tracer)`) as unknown;
-  const watched = (module: string) => ask(`id(__import__("sys").modules["${module}"].__dict__) in set(map(id, st.BASELINE.steady.watched))`);
+  const { ask, watched } = baselineOf(() => py);
   /** The modules whose namespaces the watcher heard changing since the group was last settled. */
   const heard = () => ask('sorted(n for n, m in list(__import__("sys").modules.items()) if type(m) is type(st) and any(e[0] is m.__dict__ for e in st.BASELINE.steady.heard()))') as { toJs(): string[] };
   beforeAll(async () => {
-    py = await loadPyodide({ indexURL: `${dirname(createRequire(import.meta.url).resolve('pyodide'))}/` });
+    py = await loadPyodide({ indexURL: PYODIDE_INDEX_URL });
     runner = createRunner(py, tracerSource());
   }, 120_000);
 

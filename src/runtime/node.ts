@@ -68,10 +68,12 @@ export interface NodeRunner extends Runner {
 
 export const REFERENCE_PATH = fileURLToPath(new URL('./reference_recorder.py', import.meta.url));
 
+/** Where Pyodide's files are, said outright: Pyodide guesses it from a stack trace, which fails in a worker thread. */
+export const PYODIDE_INDEX_URL = `${dirname(createRequire(import.meta.url).resolve('pyodide'))}/`;
+
 /** Pyodide in this process, with a watchdog thread for the wall-clock limit. */
 export async function nodeRunner(options: { graceMs?: number; hardMs?: number } = {}): Promise<NodeRunner> {
-  // where Pyodide's files are, said outright: Pyodide guesses it from a stack trace, which fails in a worker thread
-  const py = await loadPyodide({ indexURL: `${dirname(createRequire(import.meta.url).resolve('pyodide'))}/` });
+  const py = await loadPyodide({ indexURL: PYODIDE_INDEX_URL });
   const buffer = new SharedArrayBuffer(24);
   const flags = new Int32Array(buffer, 0, 4);
   const deadline = new BigInt64Array(buffer, 16, 1);

@@ -814,7 +814,7 @@ class Baseline:
         leaving = [(kind, entry) for kind, entry in steady.entries if id(entry) in self.changing]
         if not leaving or not all(steady.watches(kind, entry) for kind, entry in leaving):
             return False
-        if steady.lengths_now() != steady.lengths or steady.items_now() != steady.items:
+        if not steady.reads_as_saved():
             return False
         for d in steady.without(leaving):
             self.watcher.unwatch(d)
@@ -992,7 +992,7 @@ class Steady:
         self.entries = entries
         self.read = read
         self.referents = get_referents
-        objects = tuple(entry[1] if kind == "class" else entry[0] for kind, entry in entries)
+        objects = tuple(Steady.held(kind, entry) for kind, entry in entries)
         self.watcher = watcher
         self.watched = ()  # the dicts Baseline.group has the watcher watch
         if watcher is not None:
@@ -1003,9 +1003,14 @@ class Steady:
         self.dicts = tuple(o for o in self.objects if type(o) is dict)
         self.lengths, self.keys, self.items = self.lengths_now(), self.keys_now(), self.items_now()
 
+    @staticmethod
+    def held(kind, entry):
+        """What an entry's check reads: a class's namespace, else the dict or list itself."""
+        return entry[1] if kind == "class" else entry[0]
+
     def watches(self, kind, entry):
         """Whether the watcher, not a read, checks this entry (a dict, or a class's namespace)."""
-        return self.watcher is not None and id(entry[1] if kind == "class" else entry[0]) in self.by_dict
+        return self.watcher is not None and id(self.held(kind, entry)) in self.by_dict
 
     def without(self, leaving):
         """The group less these watched entries; returns their dicts (to be unwatched)."""
@@ -1029,7 +1034,7 @@ class Steady:
         values are stored inside an object, which it does not list); the rest is checked one by one."""
         from gc import get_referents
 
-        held = entry[1] if kind == "class" else entry[0]
+        held = Steady.held(kind, entry)
         return type(held) is not dict or len(get_referents(held)) >= len(held)
 
     def lengths_now(self):
@@ -1042,9 +1047,14 @@ class Steady:
         return self.read(tuple(self.referents(*self.objects)))
 
     def unchanged(self):
-        """Each comparison only if the cheaper one before it held."""
+        """Nothing heard by the watcher, and what is read reads as saved."""
         if self.watcher is not None and self.watcher.touched():
             return False
+        return self.reads_as_saved()
+
+    def reads_as_saved(self):
+        """What is read (not watched) as when the group was made: each comparison only if the cheaper
+        one before it held."""
         return self.lengths_now() == self.lengths and self.keys_now() == self.keys and self.items_now() == self.items
 
 

@@ -155,14 +155,13 @@ async function start(indexURL: string, interrupt?: SharedArrayBuffer): Promise<L
   // from the HTTP cache competed with Python's own files on every revisit
   const pyodide = import(/* @vite-ignore */ `${indexURL}pyodide.mjs`) as Promise<{ loadPyodide: Load; version: string }>;
   const key = snapshotKey(PYODIDE_VERSION);
-  const found = findSnapshot(key);
   const fetchSite = () => {
     if (!SITE_SNAPSHOT || !siteSnapshotPays()) return null;
     const bytes = download(`${indexURL}${SITE_SNAPSHOT.file}`, SITE_SNAPSHOT.size);
     bytes.catch(() => {}); // its failure is handled where it is used
     return bytes;
   };
-  const stored = await found;
+  const stored = await findSnapshot(key);
   let siteBytes = stored ? null : fetchSite();
   const kept = stored ? stored() : Promise.resolve(null);
   const { loadPyodide, version } = await pyodide;
