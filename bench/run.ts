@@ -10,8 +10,8 @@ import { gzipSync } from 'node:zlib';
 import { loadPyodide } from 'pyodide';
 import { findWidget, loadLesson } from '../src/lessons/load';
 import { buildRequest } from '../src/runtime/request';
-import { createRunner } from '../src/runtime/runner';
-import { nodeRunner, tracerSource } from '../src/runtime/node';
+import { createRunner, loadFastPath } from '../src/runtime/runner';
+import { fastPathLibrary, nodeRunner, tracerSource } from '../src/runtime/node';
 import { widgetRequest } from '../src/lessons/run';
 import * as R from '../src/replay/replay';
 import { unpackTrace } from '../src/trace/wire';
@@ -47,6 +47,9 @@ function moveLatency(ix: R.ReplayIndex, move: (p: R.Position) => R.Position, sta
 async function main() {
   const py = await loadPyodide();
   const runner = createRunner(py, tracerSource());
+  if (!loadFastPath(py, fastPathLibrary())) throw new Error("the recorder's C fast path does not fit this Pyodide");
+  // the same recorder without its C fast path (all in Python, as before it), measured beside it
+  const useFastPath = py.runPython('import steplight_tracer\nlambda on, fast=steplight_tracer.FAST: setattr(steplight_tracer, "FAST", fast if on else None)') as (on: boolean) => void;
   const request = (callbacks: number) =>
     buildRequest({ lesson: 's04-hooks', files: lesson.files, source: widget.file, symbol: widget.symbol, harness: { file: 'harness/bench.py', code: harness(callbacks) }, inputs: {} }, { maxSteps: 1_000_000, timeoutMs: 600_000 });
   const root = '/steplight/lessons/s04-hooks';
@@ -73,6 +76,9 @@ async function main() {
       if (target === 100_000) trace100k = trace;
     });
     const json = JSON.stringify(last).length; // the trace as JSON, what the page used to be sent
+    useFastPath(false);
+    const pythonOnly = best(target >= 100_000 ? 1 : 3, () => runner.run(request(callbacks)));
+    useFastPath(true);
     const plain = best(reps, () => untraced(callbacks));
     let bareSteps = 0;
     const bareMs = best(reps, () => (bareSteps = bare(callbacks)));
@@ -87,6 +93,7 @@ async function main() {
     const unpackMs = performance.now() - unpackStarted;
     tracer.push({
       steps, tracedMs: +traced.toFixed(1), untracedMs: +plain.toFixed(1), usPerStep: +usPerStep.toFixed(2), ratioToUntraced: +(traced / plain).toFixed(1), bareUsPerStep: +bareUs.toFixed(2), ratioToBare: +(usPerStep / bareUs).toFixed(1),
+      pythonRecorderUsPerStep: +(((pythonOnly - plain) * 1000) / steps).toFixed(2),
       wire: { packedBytesPerStep: +(packed.byteLength / steps).toFixed(1), jsonBytesPerStep: +(json / steps).toFixed(1), packedRunMs: +packedMs.toFixed(1), packedRunToRun: +(packedMs / traced).toFixed(2), unpackMs: +unpackMs.toFixed(1) },
     });
   }

@@ -10,12 +10,19 @@ import { fileURLToPath } from 'node:url';
 import { loadPyodide } from 'pyodide';
 import type { ReferenceRun } from '../trace/reference';
 import { DEFAULT_LIMITS, type RunRequest, type Trace } from '../trace/types';
-import { createRunner, timeoutTrace, type Runner } from './runner';
+import { createRunner, loadFastPath, timeoutTrace, type Runner } from './runner';
 
 export const TRACER_PATH = fileURLToPath(new URL('./steplight_tracer.py', import.meta.url));
 
 export function tracerSource(): string {
   return readFileSync(TRACER_PATH, 'utf8');
+}
+
+/** The recorder's C fast path as built for Pyodide (scripts/build-native.sh). */
+export const FAST_PATH = fileURLToPath(new URL('./native/steplight_fast.so', import.meta.url));
+
+export function fastPathLibrary(): Uint8Array {
+  return readFileSync(FAST_PATH);
 }
 
 /**
@@ -72,7 +79,7 @@ export const REFERENCE_PATH = fileURLToPath(new URL('./reference_recorder.py', i
 export const PYODIDE_INDEX_URL = `${dirname(createRequire(import.meta.url).resolve('pyodide'))}/`;
 
 /** Pyodide in this process, with a watchdog thread for the wall-clock limit. */
-export async function nodeRunner(options: { graceMs?: number; hardMs?: number } = {}): Promise<NodeRunner> {
+export async function nodeRunner(options: { graceMs?: number; hardMs?: number; fastPath?: boolean } = {}): Promise<NodeRunner> {
   const py = await loadPyodide({ indexURL: PYODIDE_INDEX_URL });
   const buffer = new SharedArrayBuffer(24);
   const flags = new Int32Array(buffer, 0, 4);
@@ -81,6 +88,7 @@ export async function nodeRunner(options: { graceMs?: number; hardMs?: number } 
   const watchdog = new Worker(WATCHDOG, { eval: true, workerData: { buffer, hardMs: options.hardMs ?? 10_000 } });
   watchdog.unref();
   const runner = createRunner(py, tracerSource());
+  if ((options.fastPath ?? true) && !loadFastPath(py, fastPathLibrary())) throw new Error('the recorder\'s C fast path does not fit this Pyodide (rebuild it: scripts/build-native.sh)');
   py.FS.writeFile('/steplight/runtime/reference_recorder.py', readFileSync(REFERENCE_PATH, 'utf8'));
   // contained: audit hooks the lesson adds go when the run ends, as in a run of the product's
   const record = py.runPython('import reference_recorder\nlambda request, traced, record=reference_recorder.record, contained=steplight_tracer.contained: contained(record, request, traced, True)') as (json: string, traced: boolean) => string;

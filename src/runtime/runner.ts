@@ -25,6 +25,23 @@ export function installTracer(py: PyodideAPI, tracerSource: string) {
 }
 
 /**
+ * The recorder's C fast path (native/steplight_fast.c, built as an Emscripten side module) loaded
+ * into this Pyodide: the same traces, with less work per event (see fast_path in the tracer). Load
+ * it after any memory snapshot of this Python is taken (a snapshot cannot hold loaded code; the
+ * tracer refuses to be snapshotted then). Returns whether the recorder uses it.
+ */
+export function loadFastPath(py: PyodideAPI, library: Uint8Array): boolean {
+  const path = '/steplight/native/steplight_fast.so';
+  py.FS.mkdirTree('/steplight/native');
+  py.FS.writeFile(path, library);
+  try {
+    return py.runPython(`steplight_tracer.load_fast_path(${JSON.stringify(path)})`) as boolean;
+  } finally {
+    py.FS.unlink(path); // read once: nothing of it stays in the files lesson code sees
+  }
+}
+
+/**
  * A memory snapshot of a Python the tracer runs in (Pyodide's makeMemorySnapshot, after the tracer
  * let go of what a restored Python would not have: its dict watcher's callback).
  */

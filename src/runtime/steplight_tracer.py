@@ -456,6 +456,9 @@ class Recorder:
         self.deadline = time.perf_counter() + limits["timeoutMs"] / 1000
         self.max_steps = limits["maxSteps"]
         self.trace = self.local_trace  # bound once: the local trace function each event returns
+        fast = fast_path(self) if FAST is not None else None  # the same two functions in C for their common events
+        if fast is not None:
+            self.global_trace, self.trace = fast
 
     def global_trace(self, frame, event, arg):
         code = frame.f_code
@@ -544,6 +547,41 @@ class Recorder:
         self.truncated = reason
         sys.settrace(None)
         raise StopRun(reason)
+
+
+# The recorder's C fast path (native/steplight_fast.c: Recorder.global_trace and local_trace for
+# "call" and "line" events, the rest handed to these Python methods), once load_fast_path() loaded it.
+FAST = None
+
+
+def load_fast_path(path):
+    """Load the C fast path built for this Python (Pyodide: an Emscripten side module) with ctypes.
+    Call it once Python stays where it runs: a memory snapshot cannot hold the loaded code. Returns
+    whether the recorder uses it (not when its objects are laid out otherwise than it reads them)."""
+    global FAST
+    import ctypes
+
+    lib = ctypes.PyDLL(path)  # the GIL held during its calls (a CDLL call releases it: no thread state)
+    lib.check_layout.restype, lib.check_layout.argtypes = ctypes.c_int, (ctypes.py_object,)
+    if not lib.check_layout(object()):
+        return False
+    lib.make.restype, lib.make.argtypes = ctypes.py_object, (ctypes.py_object,)
+    FAST = lib.make
+    if BASELINE is not None:
+        BASELINE.retake(globals())  # FAST is part of the state runs return to
+    return True
+
+
+def fast_path(recorder):
+    """(global trace function, local trace function) in C over this recorder's state, or None when
+    its limits are not what the C side reads (ints below 2**31). The order is the C file's enum."""
+    encoder, limits = recorder.encoder, (recorder.max_steps, recorder.encoder.str_len, recorder.encoder.items, recorder.encoder.depth)
+    if not all(type(n) is int and 0 <= n < 2**31 for n in limits):
+        return None
+    state = [recorder.steps, recorder.frames, recorder.raised, recorder.known, recorder.local_trace, recorder.global_trace, recorder.output, recorder.max_steps, NORMAL_EXITS]
+    state += [encoder, encoder.encode, encoder.unreadable, encoder.refs, encoder.shared, encoder.str_len, encoder.items, encoder.depth, NONE, TRUE, FALSE, SEQUENCE, MAPPING, FUNCTION]
+    global_trace = FAST(state)
+    return global_trace, state[-1]
 
 
 def code_key(code):
@@ -1187,6 +1225,8 @@ def dict_watcher():
 
 def before_snapshot():
     """Call before taking a memory snapshot of this Python (see Baseline.forget_watcher)."""
+    if FAST is not None:
+        raise RuntimeError("the recorder's C fast path is loaded, and a memory snapshot cannot hold it: make the snapshot from a runner started without it")
     if BASELINE is not None:
         BASELINE.forget_watcher()
 
@@ -1255,8 +1295,9 @@ def restore_files(tops, files):
 
 BASELINE = None
 # What a page's runs use often: imported once at start-up (and kept in the memory snapshot), so a
-# run does not pay for importing them after the previous run's imports were dropped.
-PRELOAD = ("copy", "json", "tempfile", "dataclasses", "functools", "itertools", "collections", "typing", "re", "math", "random", "string", "enum", "abc", "contextlib", "io", "datetime", "textwrap", "operator", "traceback", "shutil", "py_compile")
+# run does not pay for importing them after the previous run's imports were dropped. ctypes: what
+# load_fast_path loads the C fast path with (65 ms to import, kept out of the way to ready).
+PRELOAD = ("copy", "json", "tempfile", "dataclasses", "functools", "itertools", "collections", "typing", "re", "math", "random", "string", "enum", "abc", "contextlib", "io", "datetime", "textwrap", "operator", "traceback", "shutil", "py_compile", "ctypes")
 
 
 def settle(preload=True):

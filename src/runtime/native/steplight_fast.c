@@ -1,0 +1,662 @@
+/*
+ * The recorder's per-event work in C, for Pyodide (steplight_tracer.py: `fast_path`).
+ *
+ * The same algorithm as Recorder.global_trace, Recorder.local_trace and Encoder.top/encode, step
+ * for step, for their common cases: "call", "line" and "return" events of a traced frame, and
+ * values of the builtin types (None, bool, int, str, dict, list, tuple, set, frozenset, function).
+ * Everything else is handed to those Python methods unchanged: an exception event, a return
+ * that is not a normal exit, the step and time limits, a code object seen for the first time, a
+ * value of any other type (Encoder.encode), any call that is not the interpreter's. So a trace is
+ * the same with or without this file: fast.test.ts records the corpus and the lessons both ways
+ * in one Python and compares every byte.
+ *
+ * Built as an Emscripten side module (scripts/build-native.sh) and loaded with ctypes.PyDLL once
+ * Pyodide has started. No Python headers: the declarations below are CPython's exported C API,
+ * and objects are read only through it (and ob_type, checked at load by `check_layout`).
+ */
+typedef struct _object PyObject;
+typedef long Py_ssize_t;
+typedef struct {
+  const char *ml_name;
+  void *ml_meth;
+  int ml_flags;
+  const char *ml_doc;
+} PyMethodDef;
+#define METH_FASTCALL 0x0080
+#define METH_KEYWORDS 0x0002
+#define Py_NE 3
+
+extern void Py_IncRef(PyObject *);
+extern void Py_DecRef(PyObject *);
+extern PyObject *PyObject_GetAttr(PyObject *, PyObject *);
+extern int PyObject_SetAttr(PyObject *, PyObject *, PyObject *);
+extern PyObject *PyObject_Type(PyObject *);
+extern PyObject *PyObject_RichCompare(PyObject *, PyObject *, int);
+extern int PyObject_IsTrue(PyObject *);
+extern Py_ssize_t PyObject_Size(PyObject *);
+extern PyObject *PyObject_GetIter(PyObject *);
+extern PyObject *PyIter_Next(PyObject *);
+extern PyObject *PyObject_GetItem(PyObject *, PyObject *);
+extern PyObject *PyObject_Vectorcall(PyObject *, PyObject *const *, unsigned long, PyObject *);
+extern PyObject *PyDict_New(void);
+extern PyObject *PyDict_Copy(PyObject *);
+extern PyObject *PyDict_GetItemWithError(PyObject *, PyObject *);
+extern int PyDict_SetItem(PyObject *, PyObject *, PyObject *);
+extern int PyDict_DelItem(PyObject *, PyObject *);
+extern Py_ssize_t PyDict_Size(PyObject *);
+extern int PyDict_Next(PyObject *, Py_ssize_t *, PyObject **, PyObject **);
+extern int PyDict_Contains(PyObject *, PyObject *);
+extern PyObject *PyList_New(Py_ssize_t);
+extern Py_ssize_t PyList_Size(PyObject *);
+extern PyObject *PyList_GetItem(PyObject *, Py_ssize_t);
+extern int PyList_SetItem(PyObject *, Py_ssize_t, PyObject *);
+extern int PyList_Append(PyObject *, PyObject *);
+extern PyObject *PyTuple_New(Py_ssize_t);
+extern Py_ssize_t PyTuple_Size(PyObject *);
+extern PyObject *PyTuple_GetItem(PyObject *, Py_ssize_t);
+extern int PyTuple_SetItem(PyObject *, Py_ssize_t, PyObject *);
+extern int _PyTuple_Resize(PyObject **, Py_ssize_t);
+extern int PySet_Contains(PyObject *, PyObject *);
+extern PyObject *PyLong_FromVoidPtr(void *);
+extern void *PyLong_AsVoidPtr(PyObject *);
+extern PyObject *PyLong_FromSsize_t(Py_ssize_t);
+extern Py_ssize_t PyLong_AsSsize_t(PyObject *);
+extern long long PyLong_AsLongLongAndOverflow(PyObject *, int *);
+extern Py_ssize_t PyUnicode_GetLength(PyObject *);
+extern PyObject *PyUnicode_Substring(PyObject *, Py_ssize_t, Py_ssize_t);
+extern PyObject *PyUnicode_InternFromString(const char *);
+extern PyObject *PyMapping_Items(PyObject *);
+extern PyObject *PyFrame_GetCode(PyObject *);
+extern PyObject *PyErr_Occurred(void);
+extern int PyErr_ExceptionMatches(PyObject *);
+extern void PyErr_Clear(void);
+extern PyObject *PyErr_GetRaisedException(void);
+extern void PyObject_GC_UnTrack(void *);
+extern PyObject *PyCMethod_New(PyMethodDef *, PyObject *, PyObject *, PyObject *);
+extern PyObject *PyExc_Exception;
+extern PyObject _Py_NoneStruct, _Py_TrueStruct;
+extern PyObject PyDict_Type, PyList_Type, PyTuple_Type, PySet_Type, PyFrozenSet_Type, PyFrame_Type, PyLong_Type, PyBool_Type, PyUnicode_Type, PyFunction_Type;
+
+#define None (&_Py_NoneStruct)
+/* ob_type: the second word of every object (checked against PyObject_Type by `check_layout`) */
+#define TYPE(o) (((PyObject **)(o))[1])
+
+/* What the recorder gives `make` (steplight_tracer.fast_path), in this order. */
+enum {
+  S_STEPS,        /* Recorder.steps: list of step dicts */
+  S_FRAMES,       /* Recorder.frames: id(frame) -> {name: (value, encoding, witness)} */
+  S_RAISED,       /* Recorder.raised: id(frame) -> the last exception raised in it */
+  S_KNOWN,        /* Recorder.known: id(code) -> (code, function number or None) */
+  S_SLOW_LOCAL,   /* Recorder.local_trace, the Python method */
+  S_SLOW_GLOBAL,  /* Recorder.global_trace, the Python method */
+  S_OUTPUT,       /* the run's Output */
+  S_MAX_STEPS,    /* limits["maxSteps"] */
+  S_NORMAL_EXITS, /* the opcodes a frame returns normally at (frozenset) */
+  S_ENCODER,      /* the Encoder */
+  S_ENCODE,       /* Encoder.encode, for every other type */
+  S_UNREADABLE,   /* Encoder.unreadable */
+  S_REFS,         /* Encoder.refs: id -> (number, object) */
+  S_SHARED,       /* Encoder.shared: id -> (str, its encoding) */
+  S_STR_LEN, S_ITEMS, S_DEPTH_LIMIT, /* the limits, ints */
+  S_NONE, S_TRUE, S_FALSE, /* the encodings of None, True and False (shared) */
+  S_SEQUENCE, S_MAPPING, S_FUNCTION, /* the witness checks inlined here (as in Encoder.unchanged) */
+  S_LOCAL, /* the local trace function made here (what each event returns), appended by make */
+};
+
+/* Interned names, made by `make` once. */
+static PyObject *s_call, *s_line, *s_return, *s_event, *s_depth, *s_stdout_len, *s_fn, *s_locals, *s_changes, *s_removed,
+    *s_value, *s_f_lineno, *s_f_locals, *s_f_lasti, *s_co_code, *s_length, *s_qualname, *s_name, *s_witness, *s_t, *s_v,
+    *s_len, *s_id, *s_int, *s_str, *s_func, *s_dict, *s_list, *s_tuple, *s_set, *s_frozenset, *s_entries, *s_items,
+    *s_more, *s_ref, *s_of, *s_name_key, *s_empty;
+
+static PyObject *item(PyObject *state, int k) { return PyList_GetItem(state, k); }
+static Py_ssize_t number(PyObject *state, int k) { return PyLong_AsSsize_t(item(state, k)); }
+
+/* The Python method, called as this function was (keywords too). */
+static PyObject *slow(PyObject *state, int which, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  return PyObject_Vectorcall(item(state, which), args, (unsigned long)nargs, kwnames);
+}
+
+/* Set d[k] = v and drop the caller's reference to v; 0 when v is NULL or the store fails. */
+static int put(PyObject *d, PyObject *k, PyObject *v) {
+  if (!v) return 0;
+  int failed = PyDict_SetItem(d, k, v);
+  Py_DecRef(v);
+  return !failed;
+}
+
+static PyObject *ref_to(PyObject *o) {
+  Py_IncRef(o);
+  return o;
+}
+
+/*
+ * The recorder's own containers (encodings, steps, entries, witnesses) leave the cyclic garbage
+ * collector's lists once filled: they never take part in a cycle (trees of atoms, and tuples that
+ * only the recorder refers to), and scanning them was a third of a step's cost. An object they
+ * refer to only counts as referred to from outside, so nothing is ever collected early.
+ */
+static PyObject *untracked(PyObject *o) {
+  if (o) PyObject_GC_UnTrack(o);
+  return o;
+}
+
+/* A new tuple of n objects (new references taken from `items`; NULL items make it fail). */
+static PyObject *tuple_of(Py_ssize_t n, PyObject **items) {
+  PyObject *t = PyTuple_New(n);
+  int ok = t != 0;
+  for (Py_ssize_t i = 0; i < n; i++) {
+    if (ok && items[i]) PyTuple_SetItem(t, i, items[i]); /* steals */
+    else {
+      ok = 0;
+      if (items[i]) Py_DecRef(items[i]);
+    }
+  }
+  if (!ok && t) {
+    Py_DecRef(t);
+    return 0;
+  }
+  return untracked(t);
+}
+
+/* ---- Encoder ---- */
+
+/* Encoder.unchanged: 1 unchanged, 0 changed (or a check raised an Exception), -1 another error. */
+static int unchanged(PyObject *state, PyObject *witness) {
+  Py_ssize_t n = PyList_Size(witness);
+  for (Py_ssize_t k = 0; k < n; k++) {
+    PyObject *entry = PyList_GetItem(witness, k);
+    PyObject *check = PyTuple_GetItem(entry, 0), *value = PyTuple_GetItem(entry, 1);
+    PyObject *a = PyTuple_GetItem(entry, 2), *b = PyTuple_GetItem(entry, 3), *c = PyTuple_GetItem(entry, 4);
+    if (check == item(state, S_SEQUENCE)) { /* a list, tuple, set or frozenset of exactly class a */
+      PyObject *kind = TYPE(value);
+      if (kind != a || PyObject_Size(value) != PyLong_AsSsize_t(b)) return 0;
+      Py_ssize_t shown = PyTuple_Size(c);
+      if (kind == &PyList_Type || kind == &PyTuple_Type) {
+        for (Py_ssize_t i = 0; i < shown; i++) {
+          PyObject *now = kind == &PyList_Type ? PyList_GetItem(value, i) : PyTuple_GetItem(value, i);
+          if (now != PyTuple_GetItem(c, i)) return 0;
+        }
+      } else {
+        PyObject *it = PyObject_GetIter(value), *now;
+        if (!it) return -1;
+        Py_ssize_t i = 0;
+        int same = 1;
+        while (i < shown && (now = PyIter_Next(it))) {
+          same = now == PyTuple_GetItem(c, i++);
+          Py_DecRef(now);
+          if (!same) break;
+        }
+        Py_DecRef(it);
+        if (PyErr_Occurred()) return -1;
+        if (!same) return 0;
+      }
+    } else if (check == item(state, S_MAPPING)) { /* a dict; c = (keys, values) shown */
+      if (TYPE(value) != &PyDict_Type || PyDict_Size(value) != PyLong_AsSsize_t(b)) return 0;
+      PyObject *keys = PyTuple_GetItem(c, 0), *values = PyTuple_GetItem(c, 1), *key, *now;
+      Py_ssize_t pos = 0, i = 0, shown = PyTuple_Size(keys);
+      while (i < shown && PyDict_Next(value, &pos, &key, &now)) {
+        if (key != PyTuple_GetItem(keys, i) || now != PyTuple_GetItem(values, i)) return 0;
+        i++;
+      }
+    } else if (check == item(state, S_FUNCTION)) { /* a = its __qualname__, b = its __name__ */
+      PyObject *qualname = PyObject_GetAttr(value, s_qualname);
+      if (!qualname) goto failed;
+      Py_DecRef(qualname);
+      if (qualname != a) return 0;
+      PyObject *name = PyObject_GetAttr(value, s_name);
+      if (!name) goto failed;
+      Py_DecRef(name);
+      if (name != b) return 0;
+    } else {
+      PyObject *call[4] = {value, a, b, c};
+      PyObject *result = PyObject_Vectorcall(check, call, 4, 0);
+      if (!result) goto failed;
+      int truth = PyObject_IsTrue(result);
+      Py_DecRef(result);
+      if (truth < 0) goto failed;
+      if (!truth) return 0;
+    }
+  }
+  return 1;
+failed: /* as `except Exception: return False` around the Python loop */
+  if (PyErr_ExceptionMatches(PyExc_Exception)) {
+    PyErr_Clear();
+    return 0;
+  }
+  return -1;
+}
+
+/* Encoder.ref: the object's small stable id, as a new reference. */
+static PyObject *ref(PyObject *state, PyObject *o) {
+  PyObject *refs = item(state, S_REFS), *key = PyLong_FromVoidPtr(o);
+  if (!key) return 0;
+  PyObject *hit = PyDict_GetItemWithError(refs, key);
+  if (!hit) {
+    PyObject *pair[2] = {PyLong_FromSsize_t(PyErr_Occurred() ? 0 : PyDict_Size(refs) + 1), ref_to(o)};
+    if (PyErr_Occurred() || !(hit = tuple_of(2, pair)) || PyDict_SetItem(refs, key, hit)) {
+      if (hit) Py_DecRef(hit);
+      Py_DecRef(key);
+      return 0;
+    }
+    Py_DecRef(hit); /* refs holds it */
+  }
+  Py_DecRef(key);
+  return ref_to(PyTuple_GetItem(hit, 0));
+}
+
+/* A new dict {"t": kind} with `more` further (key, value) pairs; the values' references are taken. */
+static PyObject *tagged(PyObject *kind, int more, PyObject *k1, PyObject *v1, PyObject *k2, PyObject *v2, PyObject *k3, PyObject *v3) {
+  PyObject *out = PyDict_New(), *keys[3] = {k1, k2, k3}, *values[3] = {v1, v2, v3};
+  int ok = out && !PyDict_SetItem(out, s_t, kind);
+  for (int i = 0; i < more; i++) ok = (ok ? put(out, keys[i], values[i]) : (values[i] ? (Py_DecRef(values[i]), 0) : 0));
+  if (!ok && out) {
+    Py_DecRef(out);
+    return 0;
+  }
+  return out;
+}
+
+/* Encoder.text: {"t": kind, "v": the first strLen characters} and "len" when cut. */
+static PyObject *text(PyObject *state, PyObject *value, PyObject *kind) {
+  Py_ssize_t size = PyUnicode_GetLength(value), cap = number(state, S_STR_LEN);
+  PyObject *out = tagged(kind, 1, s_v, PyUnicode_Substring(value, 0, size < cap ? size : cap), 0, 0, 0, 0);
+  if (out && size > cap && !put(out, s_len, PyLong_FromSsize_t(size))) {
+    Py_DecRef(out);
+    return 0;
+  }
+  return out;
+}
+
+static PyObject *encode(PyObject *state, PyObject *value, Py_ssize_t depth, PyObject *path);
+
+/* Encoder.encode in Python, for every type not done here. */
+static PyObject *encode_in_python(PyObject *state, PyObject *value, Py_ssize_t depth, PyObject *path) {
+  PyObject *d = PyLong_FromSsize_t(depth);
+  if (!d) return 0;
+  PyObject *args[3] = {value, d, path};
+  PyObject *out = PyObject_Vectorcall(item(state, S_ENCODE), args, 3, 0);
+  Py_DecRef(d);
+  return out;
+}
+
+/* Append (check, value, a, b, c) to the encoder's witness list (references to a, b, c taken). */
+static int witness_entry(PyObject *state, int check, PyObject *value, PyObject *a, PyObject *b, PyObject *c) {
+  PyObject *parts[5] = {ref_to(item(state, check)), ref_to(value), a, b, c};
+  PyObject *entry = tuple_of(5, parts);
+  if (!entry) return 0;
+  PyObject *witness = PyObject_GetAttr(item(state, S_ENCODER), s_witness);
+  int ok = witness && !PyList_Append(witness, entry);
+  if (witness) Py_DecRef(witness);
+  Py_DecRef(entry);
+  return ok;
+}
+
+/* Encoder.container, for a dict, list, tuple, set or frozenset of exactly that class. */
+static PyObject *container(PyObject *state, PyObject *value, PyObject *name, Py_ssize_t depth, PyObject *path) {
+  PyObject *kind = TYPE(value), *key = 0, *ident = 0, *out = 0, *inner = 0, *shown = 0, *keys = 0, *values = 0, *encoded = 0, *result = 0;
+  int is_dict = kind == &PyDict_Type;
+  if (!(ident = ref(state, value))) return 0;
+  Py_ssize_t size = PyObject_Size(value), limit = number(state, S_ITEMS);
+  if (!(out = tagged(name, 2, s_id, ref_to(ident), s_len, PyLong_FromSsize_t(size), 0, 0))) goto done;
+  for (Py_ssize_t i = 0, n = PyTuple_Size(path); i < n; i++)
+    if (PyLong_AsVoidPtr(PyTuple_GetItem(path, i)) == (void *)value) { /* id(value) in path */
+      result = tagged(s_ref, 2, s_id, ref_to(ident), s_of, ref_to(name), 0, 0);
+      goto done;
+    }
+  if (depth >= number(state, S_DEPTH_LIMIT)) {
+    PyObject *none_shown = s_empty;
+    if (is_dict) {
+      PyObject *pair[2] = {ref_to(s_empty), ref_to(s_empty)};
+      if (!(none_shown = tuple_of(2, pair))) goto done;
+    } else Py_IncRef(none_shown);
+    if (!witness_entry(state, is_dict ? S_MAPPING : S_SEQUENCE, value, ref_to(kind), PyLong_FromSsize_t(size), none_shown)) goto done;
+    if (PyDict_SetItem(out, s_more, (PyObject *)&_Py_TrueStruct)) goto done;
+    result = ref_to(out);
+    goto done;
+  }
+  Py_ssize_t n = size < limit ? size : limit, plen = PyTuple_Size(path);
+  /* inner = path + (id(value),) */
+  if (!(inner = PyTuple_New(plen + 1))) goto done;
+  for (Py_ssize_t i = 0; i < plen; i++) PyTuple_SetItem(inner, i, ref_to(PyTuple_GetItem(path, i)));
+  if (!(key = PyLong_FromVoidPtr(value))) goto done;
+  PyTuple_SetItem(inner, plen, ref_to(key));
+  /* what the encoding shows, read before any of it is encoded (as tuple(islice(...))) */
+  if (is_dict) {
+    if (!(keys = untracked(PyTuple_New(n))) || !(values = untracked(PyTuple_New(n)))) goto done;
+    PyObject *k, *v;
+    Py_ssize_t pos = 0, i = 0;
+    while (i < n && PyDict_Next(value, &pos, &k, &v)) {
+      PyTuple_SetItem(keys, i, ref_to(k));
+      PyTuple_SetItem(values, i++, ref_to(v));
+    }
+  } else if (kind == &PyList_Type || kind == &PyTuple_Type) {
+    if (!(shown = untracked(PyTuple_New(n)))) goto done;
+    for (Py_ssize_t i = 0; i < n; i++) PyTuple_SetItem(shown, i, ref_to(kind == &PyList_Type ? PyList_GetItem(value, i) : PyTuple_GetItem(value, i)));
+  } else {
+    PyObject *it = PyObject_GetIter(value), *now;
+    if (!it || !(shown = untracked(PyTuple_New(n)))) {
+      if (it) Py_DecRef(it);
+      goto done;
+    }
+    Py_ssize_t i = 0;
+    while (i < n && (now = PyIter_Next(it))) PyTuple_SetItem(shown, i++, now);
+    Py_DecRef(it);
+    if (PyErr_Occurred() || (i < n && _PyTuple_Resize(&shown, n = i))) goto done; /* (a set yields what its size says) */
+  }
+  if (!(encoded = untracked(PyList_New(n)))) goto done;
+  for (Py_ssize_t i = 0; i < n; i++) {
+    if (is_dict) {
+      PyObject *pair = untracked(PyList_New(2)), *k = 0, *v = 0;
+      if (!pair) goto done;
+      PyList_SetItem(encoded, i, pair);
+      if (!(k = encode(state, PyTuple_GetItem(keys, i), depth + 1, inner))) goto done;
+      PyList_SetItem(pair, 0, k);
+      if (!(v = encode(state, PyTuple_GetItem(values, i), depth + 1, inner))) goto done;
+      PyList_SetItem(pair, 1, v);
+    } else {
+      PyObject *e = encode(state, PyTuple_GetItem(shown, i), depth + 1, inner);
+      if (!e) goto done;
+      PyList_SetItem(encoded, i, e);
+    }
+  }
+  if (PyDict_SetItem(out, is_dict ? s_entries : s_items, encoded)) goto done;
+  if (is_dict) {
+    PyObject *pair[2] = {ref_to(keys), ref_to(values)};
+    if (!(shown = tuple_of(2, pair))) goto done;
+  }
+  if (!witness_entry(state, is_dict ? S_MAPPING : S_SEQUENCE, value, ref_to(kind), PyLong_FromSsize_t(size), ref_to(shown))) goto done;
+  result = ref_to(untracked(out));
+done:
+  if (ident) Py_DecRef(ident);
+  if (key) Py_DecRef(key);
+  if (out) Py_DecRef(out);
+  if (inner) Py_DecRef(inner);
+  if (shown) Py_DecRef(shown);
+  if (keys) Py_DecRef(keys);
+  if (values) Py_DecRef(values);
+  if (encoded) Py_DecRef(encoded);
+  return result;
+}
+
+/* Encoder.encode: a new reference to the value's encoding, or NULL with an exception set. */
+static PyObject *encode(PyObject *state, PyObject *value, Py_ssize_t depth, PyObject *path) {
+  PyObject *kind = TYPE(value);
+  if (value == None) return ref_to(item(state, S_NONE));
+  if (kind == &PyBool_Type) return ref_to(item(state, value == &_Py_TrueStruct ? S_TRUE : S_FALSE));
+  if (kind == &PyLong_Type) { /* Encoder.big_int: exact below 2**53 */
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(value, &overflow);
+    if (!overflow && v > -(1LL << 53) && v < (1LL << 53)) return tagged(s_int, 1, s_v, ref_to(value), 0, 0, 0, 0);
+    if (PyErr_Occurred()) return 0;
+    return encode_in_python(state, value, depth, path);
+  }
+  if (kind == &PyUnicode_Type) { /* encoded once per object, the encoding shared (Encoder.shared) */
+    PyObject *shared = item(state, S_SHARED), *key = PyLong_FromVoidPtr(value);
+    if (!key) return 0;
+    PyObject *hit = PyDict_GetItemWithError(shared, key);
+    if (hit && PyTuple_GetItem(hit, 0) == value) {
+      Py_DecRef(key);
+      return ref_to(PyTuple_GetItem(hit, 1));
+    }
+    PyObject *out = PyErr_Occurred() ? 0 : text(state, value, s_str);
+    if (out) {
+      PyObject *pair[2] = {ref_to(value), ref_to(out)}, *entry = tuple_of(2, pair);
+      if (!entry || PyDict_SetItem(shared, key, entry)) {
+        Py_DecRef(out);
+        out = 0;
+      }
+      if (entry) Py_DecRef(entry);
+    }
+    Py_DecRef(key);
+    return out;
+  }
+  if (kind == &PyDict_Type) return container(state, value, s_dict, depth, path);
+  if (kind == &PyList_Type) return container(state, value, s_list, depth, path);
+  if (kind == &PyTuple_Type) return container(state, value, s_tuple, depth, path);
+  if (kind == &PySet_Type) return container(state, value, s_set, depth, path);
+  if (kind == &PyFrozenSet_Type) return container(state, value, s_frozenset, depth, path);
+  if (kind == &PyFunction_Type) { /* its names in the witness (a function can be renamed), then Encoder.callable */
+    PyObject *qualname = PyObject_GetAttr(value, s_qualname), *name = qualname ? PyObject_GetAttr(value, s_name) : 0;
+    if (!name || TYPE(qualname) != &PyUnicode_Type || TYPE(name) != &PyUnicode_Type) { /* (never: both are str) */
+      if (qualname) Py_DecRef(qualname);
+      if (name) Py_DecRef(name);
+      return PyErr_Occurred() ? 0 : encode_in_python(state, value, depth, path);
+    }
+    PyObject *shown = PyUnicode_GetLength(qualname) ? qualname : name; /* __qualname__ or __name__ */
+    Py_IncRef(shown);
+    if (!witness_entry(state, S_FUNCTION, value, qualname, name, ref_to(None))) {
+      Py_DecRef(shown);
+      return 0;
+    }
+    return tagged(s_func, 2, s_name_key, shown, s_id, ref(state, value), 0, 0);
+  }
+  return encode_in_python(state, value, depth, path);
+}
+
+/* Encoder.top: a new tuple (value, its encoding, its witness); the witness None when unreadable. */
+static PyObject *top(PyObject *state, PyObject *value) {
+  PyObject *encoder = item(state, S_ENCODER), *witness = untracked(PyList_New(0)), *out;
+  if (!witness || PyObject_SetAttr(encoder, s_witness, witness)) {
+    if (witness) Py_DecRef(witness);
+    return 0;
+  }
+  if (!(out = encode(state, value, 0, s_empty))) {
+    Py_DecRef(witness);
+    if (!PyErr_ExceptionMatches(PyExc_Exception)) return 0;
+    PyObject *error = PyErr_GetRaisedException();
+    PyObject *args[2] = {value, error};
+    out = PyObject_Vectorcall(item(state, S_UNREADABLE), args, 2, 0);
+    Py_DecRef(error);
+    if (!out) return 0;
+    witness = ref_to(None);
+  }
+  PyObject *parts[3] = {ref_to(value), out, witness};
+  return tuple_of(3, parts);
+}
+
+/* ---- Recorder ---- */
+
+/* Recorder.local_trace for "call", "line" and normal "return" events (the Python method, step for step). */
+static PyObject *local_trace(PyObject *state, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  if (kwnames || nargs != 3 || TYPE(args[0]) != &PyFrame_Type || (args[1] != s_line && args[1] != s_call && args[1] != s_return))
+    return slow(state, S_SLOW_LOCAL, args, nargs, kwnames);
+  PyObject *frame = args[0], *event = args[1], *arg = args[2];
+  PyObject *steps = item(state, S_STEPS), *frames = item(state, S_FRAMES);
+  Py_ssize_t count = PyList_Size(steps);
+  if (count >= number(state, S_MAX_STEPS) || !(count & 255))
+    return slow(state, S_SLOW_LOCAL, args, nargs, kwnames); /* the limits: the Python method stops the run */
+  PyObject *code = PyFrame_GetCode(frame), *code_id = PyLong_FromVoidPtr(code);
+  if (!code_id) {
+    Py_DecRef(code);
+    return 0;
+  }
+  PyObject *hit = PyDict_GetItemWithError(item(state, S_KNOWN), code_id);
+  Py_DecRef(code_id);
+  if (hit && event == s_return) { /* a return at one of the normal exits; any other is the Python method's */
+    PyObject *bytecode = PyObject_GetAttr(code, s_co_code), *lasti = bytecode ? PyObject_GetAttr(frame, s_f_lasti) : 0;
+    PyObject *op = lasti ? PyObject_GetItem(bytecode, lasti) : 0;
+    int normal = op ? PySet_Contains(item(state, S_NORMAL_EXITS), op) : -1;
+    if (bytecode) Py_DecRef(bytecode);
+    if (lasti) Py_DecRef(lasti);
+    if (op) Py_DecRef(op);
+    if (normal < 0) PyErr_Clear(); /* read again by the Python method */
+    if (normal <= 0) hit = 0;
+  }
+  Py_DecRef(code);
+  if (!hit) return PyErr_Occurred() ? 0 : slow(state, S_SLOW_LOCAL, args, nargs, kwnames);
+  PyObject *fn = PyTuple_GetItem(hit, 1);
+
+  PyObject *key = 0, *before = 0, *locals = 0, *items = 0, *changes = 0, *current = 0, *step = 0, *result = 0;
+  if (!(key = PyLong_FromVoidPtr(frame))) goto done;
+  before = PyDict_GetItemWithError(frames, key); /* borrowed until the IncRef below */
+  if (!before && PyErr_Occurred()) goto done;
+  if (before) Py_IncRef(before); /* held while Python runs (Encoder.encode) */
+  Py_ssize_t depth = PyDict_Size(frames) + !before; /* target frames on the stack, this one included */
+  if (!(locals = PyObject_GetAttr(frame, s_f_locals)) || !(items = PyMapping_Items(locals))) goto done;
+  if (!(changes = PyDict_New())) goto done;
+  Py_ssize_t n = PyList_Size(items);
+  int same = 1;
+  if (!before) {
+    if (!(current = PyDict_New())) goto done;
+    for (Py_ssize_t k = 0; k < n; k++) {
+      PyObject *pair = PyList_GetItem(items, k), *name = PyTuple_GetItem(pair, 0), *value = PyTuple_GetItem(pair, 1);
+      PyObject *entry = top(state, value);
+      if (!entry) goto done;
+      int stored = !PyDict_SetItem(current, name, entry) && !PyDict_SetItem(changes, name, PyTuple_GetItem(entry, 1));
+      Py_DecRef(entry);
+      if (!stored) goto done;
+    }
+  } else {
+    /* the previous step's entries stand until a local changes; `same`: the same names */
+    same = n == PyDict_Size(before);
+    for (Py_ssize_t k = 0; k < n; k++) {
+      PyObject *pair = PyList_GetItem(items, k), *name = PyTuple_GetItem(pair, 0), *value = PyTuple_GetItem(pair, 1);
+      PyObject *old = PyDict_GetItemWithError(before, name);
+      if (!old) {
+        if (PyErr_Occurred()) goto done;
+        same = 0;
+      } else if (PyTuple_GetItem(old, 0) == value) {
+        PyObject *witness = PyTuple_GetItem(old, 2);
+        if (witness != None) {
+          int holds = PyList_Size(witness) == 0 ? 1 : unchanged(state, witness);
+          if (holds < 0) goto done;
+          if (holds) continue; /* the same object, and what its encoding read is unchanged */
+        }
+      }
+      if (old) Py_IncRef(old);
+      PyObject *entry = top(state, value);
+      if (!entry) {
+        if (old) Py_DecRef(old);
+        goto done;
+      }
+      if (!current && !(current = PyDict_Copy(before))) {
+        Py_DecRef(entry);
+        if (old) Py_DecRef(old);
+        goto done;
+      }
+      int ok = !PyDict_SetItem(current, name, entry), differs = 1;
+      if (ok && old) {
+        PyObject *ne = PyObject_RichCompare(PyTuple_GetItem(old, 1), PyTuple_GetItem(entry, 1), Py_NE);
+        differs = ne ? PyObject_IsTrue(ne) : -1;
+        if (ne) Py_DecRef(ne);
+        ok = differs >= 0;
+      }
+      if (ok && differs) ok = !PyDict_SetItem(changes, name, PyTuple_GetItem(entry, 1));
+      Py_DecRef(entry);
+      if (old) Py_DecRef(old);
+      if (!ok) goto done;
+    }
+    if (!current) current = ref_to(before); /* nothing changed: shared, never changed in place */
+  }
+  if (!(step = PyDict_New())) goto done;
+  if (PyDict_SetItem(step, s_event, event) || !put(step, s_line, PyObject_GetAttr(frame, s_f_lineno)) ||
+      !put(step, s_depth, PyLong_FromSsize_t(depth)) || !put(step, s_stdout_len, PyObject_GetAttr(item(state, S_OUTPUT), s_length)))
+    goto done;
+  int truth = PyObject_IsTrue(fn);
+  if (truth < 0 || (truth && PyDict_SetItem(step, s_fn, fn))) goto done;
+  if (!before) {
+    if (PyDict_SetItem(step, s_locals, changes)) goto done;
+  } else {
+    if (PyDict_Size(changes) && PyDict_SetItem(step, s_changes, changes)) goto done;
+    if (!same) { /* names came or went: the entries in the order of f_locals, and what went */
+      PyObject *ordered = PyDict_New(), *removed = untracked(PyList_New(0)), *name, *ignored;
+      int ok = ordered && removed;
+      for (Py_ssize_t k = 0; ok && k < n; k++) {
+        name = PyTuple_GetItem(PyList_GetItem(items, k), 0);
+        PyObject *entry = PyDict_GetItemWithError(current, name);
+        ok = entry && !PyDict_SetItem(ordered, name, entry);
+      }
+      for (Py_ssize_t pos = 0; ok && PyDict_Next(before, &pos, &name, &ignored);) {
+        int there = PyDict_Contains(ordered, name);
+        ok = there >= 0 && (there || !PyList_Append(removed, name));
+      }
+      if (ok && PyList_Size(removed)) ok = !PyDict_SetItem(step, s_removed, removed);
+      if (removed) Py_DecRef(removed);
+      if (ordered) {
+        Py_DecRef(current);
+        current = ordered;
+      }
+      if (!ok) goto done;
+    }
+  }
+  untracked(changes);
+  untracked(current);
+  if (PyDict_SetItem(frames, key, current)) goto done;
+  if (event == s_return) { /* a normal exit: the value returned; the frame is no longer on the stack */
+    PyObject *entry = top(state, arg);
+    if (!entry) goto done;
+    int ok = !PyDict_SetItem(step, s_value, PyTuple_GetItem(entry, 1));
+    Py_DecRef(entry);
+    if (!ok || PyDict_DelItem(frames, key)) goto done;
+    PyObject *raised = item(state, S_RAISED);
+    int there = PyDict_Contains(raised, key);
+    if (there < 0 || (there && PyDict_DelItem(raised, key))) goto done;
+  }
+  if (PyList_Append(steps, untracked(step))) goto done;
+  result = ref_to(item(state, S_LOCAL));
+done:
+  if (before) Py_DecRef(before);
+  if (key) Py_DecRef(key);
+  if (locals) Py_DecRef(locals);
+  if (items) Py_DecRef(items);
+  if (changes) Py_DecRef(changes);
+  if (current) Py_DecRef(current);
+  if (step) Py_DecRef(step);
+  return result;
+}
+
+/* Recorder.global_trace: the call event of any frame; a traced code object's frame is recorded. */
+static PyObject *global_trace(PyObject *state, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  if (kwnames || nargs != 3 || TYPE(args[0]) != &PyFrame_Type) return slow(state, S_SLOW_GLOBAL, args, nargs, kwnames);
+  PyObject *code = PyFrame_GetCode(args[0]), *code_id = PyLong_FromVoidPtr(code);
+  Py_DecRef(code);
+  if (!code_id) return 0;
+  PyObject *hit = PyDict_GetItemWithError(item(state, S_KNOWN), code_id);
+  Py_DecRef(code_id);
+  if (!hit) return PyErr_Occurred() ? 0 : slow(state, S_SLOW_GLOBAL, args, nargs, kwnames);
+  PyObject *fn = PyTuple_GetItem(hit, 1);
+  int callee = fn == None ? 0 : PyObject_IsTrue(fn);
+  if (callee < 0) return 0;
+  if (fn == None || (callee && !PyDict_Size(item(state, S_FRAMES)))) return ref_to(None); /* a callee is traced only under the target */
+  PyObject *call[3] = {args[0], s_call, args[2]};
+  return local_trace(state, call, 3, 0);
+}
+
+/* Filled in by `make`, not initialised statically: a side module's data is not relocated for it. */
+static PyMethodDef local_def, global_def;
+
+/* ob_type is where TYPE reads it (the layout of this Python's objects). */
+int check_layout(PyObject *sample) {
+  PyObject *kind = PyObject_Type(sample);
+  Py_DecRef(kind);
+  return kind == TYPE(sample) && TYPE(None) == PyObject_Type(None) && TYPE(&PyDict_Type) != 0;
+}
+
+static int names(void) {
+  const char *text[] = {"call", "line", "return", "event", "depth", "stdoutLen", "fn", "locals", "changes", "removed", "value", "f_lineno", "f_locals", "f_lasti", "co_code", "length", "__qualname__", "__name__", "witness", "t", "v", "len", "id", "int", "str", "func", "dict", "list", "tuple", "set", "frozenset", "entries", "items", "more", "ref", "of", "name"};
+  PyObject **slot[] = {&s_call, &s_line, &s_return, &s_event, &s_depth, &s_stdout_len, &s_fn, &s_locals, &s_changes, &s_removed, &s_value, &s_f_lineno, &s_f_locals, &s_f_lasti, &s_co_code, &s_length, &s_qualname, &s_name, &s_witness, &s_t, &s_v, &s_len, &s_id, &s_int, &s_str, &s_func, &s_dict, &s_list, &s_tuple, &s_set, &s_frozenset, &s_entries, &s_items, &s_more, &s_ref, &s_of, &s_name_key};
+  for (unsigned i = 0; i < sizeof(slot) / sizeof(slot[0]); i++)
+    if (!*slot[i] && !(*slot[i] = PyUnicode_InternFromString(text[i]))) return 0;
+  return s_empty || (s_empty = PyTuple_New(0));
+}
+
+/*
+ * The two trace functions over `state` (a list laid out as the enum above; the local one is
+ * appended to it): the global one as a new reference (the local one is state[S_LOCAL]), or NULL.
+ */
+PyObject *make(PyObject *state) {
+  if (!names()) return 0;
+  if (TYPE(state) != &PyList_Type || PyList_Size(state) != S_LOCAL) return 0;
+  int kinds[][2] = {{S_STEPS, 0}, {S_FRAMES, 1}, {S_RAISED, 1}, {S_KNOWN, 1}, {S_MAX_STEPS, 2}, {S_REFS, 1}, {S_SHARED, 1}, {S_STR_LEN, 2}, {S_ITEMS, 2}, {S_DEPTH_LIMIT, 2}, {S_NORMAL_EXITS, 3}};
+  PyObject *types[] = {&PyList_Type, &PyDict_Type, &PyLong_Type, &PyFrozenSet_Type};
+  for (unsigned i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+    if (TYPE(item(state, kinds[i][0])) != types[kinds[i][1]]) return 0;
+  local_def = (PyMethodDef){"local_trace", (void *)local_trace, METH_FASTCALL | METH_KEYWORDS, 0};
+  global_def = (PyMethodDef){"global_trace", (void *)global_trace, METH_FASTCALL | METH_KEYWORDS, 0};
+  PyObject *local = PyCMethod_New(&local_def, state, 0, 0);
+  if (!local) return 0;
+  int failed = PyList_Append(state, local);
+  Py_DecRef(local);
+  return failed ? 0 : PyCMethod_New(&global_def, state, 0, 0);
+}
