@@ -572,13 +572,24 @@ def load_fast_path(path):
     return True
 
 
+class FastState(list):
+    """The C fast path's state, in the order of the C file's enum. Its class is named as the
+    recorder's, so its functions are called Recorder.global_trace and Recorder.local_trace as the
+    methods they stand for are (a lesson that shows its frame's f_trace sees the same name)."""
+
+    __slots__ = ()
+
+
+FastState.__name__ = FastState.__qualname__ = "Recorder"
+
+
 def fast_path(recorder):
     """(global trace function, local trace function) in C over this recorder's state, or None when
     its limits are not what the C side reads (ints below 2**31). The order is the C file's enum."""
     encoder, limits = recorder.encoder, (recorder.max_steps, recorder.encoder.str_len, recorder.encoder.items, recorder.encoder.depth)
     if not all(type(n) is int and 0 <= n < 2**31 for n in limits):
         return None
-    state = [recorder.steps, recorder.frames, recorder.raised, recorder.known, recorder.local_trace, recorder.global_trace, recorder.output, recorder.max_steps, NORMAL_EXITS]
+    state = FastState((recorder.steps, recorder.frames, recorder.raised, recorder.known, recorder.local_trace, recorder.global_trace, recorder.output, recorder.max_steps, NORMAL_EXITS))
     state += [encoder, encoder.encode, encoder.unreadable, encoder.refs, encoder.shared, encoder.str_len, encoder.items, encoder.depth, NONE, TRUE, FALSE, SEQUENCE, MAPPING, FUNCTION]
     global_trace = FAST(state)
     return global_trace, state[-1]

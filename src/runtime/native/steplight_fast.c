@@ -647,7 +647,7 @@ static int names(void) {
  */
 PyObject *make(PyObject *state) {
   if (!names()) return 0;
-  if (TYPE(state) != &PyList_Type || PyList_Size(state) != S_LOCAL) return 0;
+  if (PyList_Size(state) != S_LOCAL) return 0; /* a list (steplight_tracer.FastState) */
   int kinds[][2] = {{S_STEPS, 0}, {S_FRAMES, 1}, {S_RAISED, 1}, {S_KNOWN, 1}, {S_MAX_STEPS, 2}, {S_REFS, 1}, {S_SHARED, 1}, {S_STR_LEN, 2}, {S_ITEMS, 2}, {S_DEPTH_LIMIT, 2}, {S_NORMAL_EXITS, 3}};
   PyObject *types[] = {&PyList_Type, &PyDict_Type, &PyLong_Type, &PyFrozenSet_Type};
   for (unsigned i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)

@@ -1,0 +1,145 @@
+/**
+ * The recorder's C fast path (native/steplight_fast.c) against the recorder in Python, in one
+ * Pyodide: each request is recorded both ways, one after the other, and the traces must be the
+ * same to the byte (only the timings differ). One Python, so that strings hash alike and a set
+ * lists its members in the same order both times.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { loadPyodide, type PyodideAPI } from 'pyodide';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { RunRequest } from '../trace/types';
+import { CASES, caseRequest } from './corpus/cases';
+import { hooksRequests } from './hooks-traces';
+import { FAST_PATH, PYODIDE_INDEX_URL, fastPathLibrary, tracerSource } from './node';
+import { createRunner, loadFastPath, type LocalRunner } from './runner';
+
+let py: PyodideAPI;
+let runner: LocalRunner;
+/** Chooses the recorder for the next run (a clean puts the tracer's globals back: chosen after it). */
+let choose: (fast: boolean) => void;
+
+beforeAll(async () => {
+  py = await loadPyodide({ indexURL: PYODIDE_INDEX_URL });
+  runner = createRunner(py, tracerSource());
+  expect(loadFastPath(py, fastPathLibrary())).toBe(true);
+  choose = py.runPython('import steplight_tracer\nlambda fast, loaded=steplight_tracer.FAST: setattr(steplight_tracer, "FAST", loaded if fast else None)') as typeof choose;
+});
+
+/** The request's trace recorded in C and in Python, without timings. */
+function bothWays(request: RunRequest) {
+  return [true, false].map((fast) => {
+    runner.clean();
+    choose(fast);
+    const { stats: _, ...trace } = runner.run(request);
+    return JSON.stringify(trace);
+  });
+}
+
+const lesson = (name: string, code: string, symbol: string, harness: string, limits?: RunRequest['limits']): RunRequest => ({
+  root: `/steplight/fast-test/${name}`,
+  files: { 'lesson.py': code },
+  target: { file: 'lesson.py', symbol },
+  harness: { file: 'harness.py', code: harness },
+  ...(limits ? { limits } : {}),
+});
+
+/** Every kind of value the C side encodes, and its edges: the limits, sharing, cycles, renaming. */
+const VALUES = `import sys
+
+def values(n):
+    big = 2**53
+    edges = [big - 1, big, -(big - 1), -big, True, False, None, 0.5, float("nan"), float("inf")]
+    text = "x" * (n + 3)
+    same = text
+    short = "é" * 2
+    nested = [[[[[["deep"]]]]]]
+    loop = [1]
+    loop.append(loop)
+    pair = {"a": loop}
+    pair["self"] = pair
+    many = list(range(n + 4))
+    bag = {"b", "a", "c"}
+    frozen = frozenset(bag)
+    box = (1, "one", (2, "two"), {3: [3]})
+    def inner(v):
+        return v
+    fn = inner
+    inner.__name__ = "renamed"
+    inner.__qualname__ = ""
+    lam = lambda: None
+    built = len
+    kind = dict
+    module = sys
+    raw = b"bytes" * n
+    mutable = bytearray(b"ab")
+    mutable.extend(b"cd")
+    class Sub(dict):
+        pass
+    sub = Sub(k=1)
+    for item in many:
+        bag.add(item)
+        pair["a"] = item
+        nested[0][0].append(item)
+        box = box + (item,)
+        if item > 3:
+            del text
+            break
+    inner.__qualname__ = "back"
+    return edges, same, short, frozen
+`;
+
+/** Lesson code that calls the recorder's trace function itself, as a frame's f_trace shows it. */
+const POKES = `import sys
+
+def pokes():
+    frame = sys._getframe()
+    trace = frame.f_trace
+    out = []
+    for args, kwargs in [((), {}), ((frame, "line", None), {}), ((frame,), {"event": "line", "arg": None}), ((1, 2, 3), {}), ((frame, "bogus", None), {}), ((frame, "return", 5), {})]:
+        try:
+            out.append(trace(*args, **kwargs) is trace)
+        except BaseException as error:
+            out.append(type(error).__name__)
+    return out
+`;
+
+describe('the C fast path', () => {
+  it('is built from the C file beside it (scripts/build-native.sh writes its hash)', () => {
+    const source = readFileSync(FAST_PATH.replace(/\.so$/, '.c'));
+    expect(readFileSync(`${FAST_PATH}.source-sha256`, 'utf8').trim()).toBe(createHash('sha256').update(source).digest('hex'));
+  });
+
+  it('records: the recorder traces through C functions once it is loaded, and not with limits C cannot read', () => {
+    runner.clean();
+    const kinds = (maxSteps: number) =>
+      py.runPython(`import steplight_tracer as t\nr = t.Recorder({}, dict(t.DEFAULT_LIMITS, maxSteps=${maxSteps}), t.Output(10))\n(type(r.global_trace).__name__, type(r.trace).__name__)`).toJs() as string[];
+    expect(kinds(100)).toEqual(['builtin_function_or_method', 'builtin_function_or_method']);
+    expect(kinds(2 ** 40)).toEqual(['method', 'method']);
+  });
+
+  it('keeps a memory snapshot from being taken (it cannot hold the loaded code)', () => {
+    expect(() => py.runPython('steplight_tracer.before_snapshot()')).toThrow(/fast path is loaded/);
+  });
+
+  it.each([
+    ['every kind of value, the default limits', lesson('values', VALUES, 'values', 'from lesson import values\noutcome = values(3)\n')],
+    ['every kind of value, tight limits', lesson('tight', VALUES, 'values', 'from lesson import values\noutcome = values(2)\n', { strLen: 2, items: 2, depth: 1 })],
+    ['the step limit', lesson('steps', VALUES, 'values', 'from lesson import values\noutcome = values(3)\n', { maxSteps: 7 })],
+    ['lesson code calling the trace function', lesson('pokes', POKES, 'pokes', 'from lesson import pokes\noutcome = pokes()\n')],
+  ])('the same trace both ways: %s', (_name, request) => {
+    const [fast, python] = bothWays(request);
+    expect(JSON.parse(fast!).steps.length).toBeGreaterThan(3);
+    expect(fast).toBe(python);
+  });
+
+  it.each(CASES.map((c) => [c.name, c] as const))('the same trace both ways, corpus: %s', (_name, c) => {
+    const [fast, python] = bothWays(caseRequest(c));
+    expect(fast).toBe(python);
+  });
+
+  it.each(hooksRequests.map((r, k) => [`${r.target.symbol} #${k}`, r] as const))('the same trace both ways, the hooks lesson: %s', (_name, request) => {
+    const [fast, python] = bothWays(request);
+    expect(fast).toBe(python);
+  });
+});
