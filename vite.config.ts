@@ -213,6 +213,7 @@ export default defineConfig({
   base: process.env.STEPLIGHT_BASE ?? '/',
   plugins: [react(), pyodide(), lessons(), contentSecurityPolicy(), precompressed()],
   worker: { format: 'es' },
+  assetsInclude: ['**/*.so'], // the recorder's C fast path, inlined into the worker (worker.ts)
   define: { __PYODIDE_SIZES__: JSON.stringify(PYODIDE_SIZES), __PYODIDE_PATH__: JSON.stringify(PYODIDE_PATH) },
   // URLs inside JavaScript (the worker, chunks) are relative to the script that uses them, so the
   // embed works from whatever path a blog copies dist/ to, without a rebuild

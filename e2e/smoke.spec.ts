@@ -190,7 +190,7 @@ async function runEveryScenario(page: Page): Promise<string[]> {
   return shown;
 }
 
-test("a first visit starts Python from the site's snapshot (made by the build in Node), and every run records what a cold start records", async ({ browser }) => {
+test("a first visit starts Python from the site's snapshot (made by the build in Node) and records in C, and every run shows what a cold start (recording in Python) shows", async ({ browser }) => {
   const visit = async (snapshot: 'served' | 'missing') => {
     const context = await browser.newContext();
     const page = await context.newPage();
@@ -204,7 +204,13 @@ test("a first visit starts Python from the site's snapshot (made by the build in
       await expect(page.locator('.sl-status').first()).toHaveAttribute('data-engine-start', snapshot === 'served' ? 'site' : 'cold');
       if (snapshot === 'served') expect(fetched).toHaveLength(1);
       else expect(warnings.join('\n')).toContain("the site's Python snapshot could not be used");
-      return await runEveryScenario(page);
+      const shown = await runEveryScenario(page);
+      // from a snapshot the recorder's C fast path records; after a cold start (whose snapshot is
+      // taken once the reader can run) the recorder in Python: the same runs either way
+      const recorders = await page.locator('section[data-widget]').evaluateAll((ws) => ws.map((w) => w.getAttribute('data-recorder')));
+      expect(new Set(recorders)).toEqual(new Set([snapshot === 'served' ? 'c' : 'python']));
+      expect(warnings.join('\n')).not.toContain('fast path');
+      return shown;
     } finally {
       await context.close();
     }

@@ -457,7 +457,8 @@ class Recorder:
         self.max_steps = limits["maxSteps"]
         self.trace = self.local_trace  # bound once: the local trace function each event returns
         fast = fast_path(self) if FAST is not None else None  # the same two functions in C for their common events
-        if fast is not None:
+        self.fast = fast is not None
+        if self.fast:
             self.global_trace, self.trace = fast
 
     def global_trace(self, frame, event, arg):
@@ -1810,7 +1811,7 @@ def finish(trace, recorder, output, limits, started, ascii=False):
     trace["stdout"] = output.text()
     if output.dropped:
         trace["stdoutDropped"] = output.dropped
-    trace["stats"] = {"events": len(trace["steps"]), "durationMs": round((time.perf_counter() - started) * 1000, 3)}
+    trace["stats"] = {"events": len(trace["steps"]), "durationMs": round((time.perf_counter() - started) * 1000, 3), "recorder": "c" if recorder is not None and recorder.fast else "python"}
     return json_dumps(trace, ascii)
 
 

@@ -59,7 +59,8 @@ export interface Trace {
   /** Why the trace stops early: the step cap, the time limit, or lesson code that replaced the recorder. */
   truncated?: 'steps' | 'time' | 'tracer';
   /** `cleanMs` (Node hosts): bringing Python back to its start-up state after the run (see Baseline). */
-  stats: { events: number; durationMs: number; cleanMs?: number };
+  /** recorder: which recorder recorded the run, the C fast path's or the one in Python (the same trace). */
+  stats: { events: number; durationMs: number; cleanMs?: number; recorder?: 'c' | 'python' };
 }
 
 export interface Limits {

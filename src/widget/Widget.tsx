@@ -129,6 +129,7 @@ function WidgetView({ widget, locale, store, linkTo }: WidgetProps & { store: Wi
       data-depth={stack.length}
       data-breakpoints={s.breakpoints.map((k) => pointName(widget, k)).join(',')}
       data-scenario={s.scenario}
+      data-recorder={s.index?.trace.stats.recorder ?? ''}
       onKeyDown={onKeyDown}
     >
       <header className="sl-head">
