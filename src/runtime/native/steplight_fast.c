@@ -254,7 +254,7 @@ static PyObject *tagged(PyObject *kind, int more, PyObject *k1, PyObject *v1, Py
     Py_DecRef(out);
     return 0;
   }
-  return out;
+  return untracked(out);
 }
 
 /* Encoder.text: {"t": kind, "v": the first strLen characters} and "len" when cut. */
@@ -494,11 +494,11 @@ static PyObject *local_trace(PyObject *state, PyObject *const *args, Py_ssize_t 
   if (before) Py_IncRef(before); /* held while Python runs (Encoder.encode) */
   Py_ssize_t depth = PyDict_Size(frames) + !before; /* target frames on the stack, this one included */
   if (!(locals = PyObject_GetAttr(frame, s_f_locals)) || !(items = PyMapping_Items(locals))) goto done;
-  if (!(changes = PyDict_New())) goto done;
+  if (!(changes = untracked(PyDict_New()))) goto done;
   Py_ssize_t n = PyList_Size(items);
   int same = 1;
   if (!before) {
-    if (!(current = PyDict_New())) goto done;
+    if (!(current = untracked(PyDict_New()))) goto done;
     for (Py_ssize_t k = 0; k < n; k++) {
       PyObject *pair = PyList_GetItem(items, k), *name = PyTuple_GetItem(pair, 0), *value = PyTuple_GetItem(pair, 1);
       PyObject *entry = top(state, value);
@@ -549,7 +549,7 @@ static PyObject *local_trace(PyObject *state, PyObject *const *args, Py_ssize_t 
     }
     if (!current) current = ref_to(before); /* nothing changed: shared, never changed in place */
   }
-  if (!(step = PyDict_New())) goto done;
+  if (!(step = untracked(PyDict_New()))) goto done;
   if (PyDict_SetItem(step, s_event, event) || !put(step, s_line, PyObject_GetAttr(frame, s_f_lineno)) ||
       !put(step, s_depth, PyLong_FromSsize_t(depth)) || !put(step, s_stdout_len, PyObject_GetAttr(item(state, S_OUTPUT), s_length)))
     goto done;
@@ -560,7 +560,7 @@ static PyObject *local_trace(PyObject *state, PyObject *const *args, Py_ssize_t 
   } else {
     if (PyDict_Size(changes) && PyDict_SetItem(step, s_changes, changes)) goto done;
     if (!same) { /* names came or went: the entries in the order of f_locals, and what went */
-      PyObject *ordered = PyDict_New(), *removed = untracked(PyList_New(0)), *name, *ignored;
+      PyObject *ordered = untracked(PyDict_New()), *removed = untracked(PyList_New(0)), *name, *ignored;
       int ok = ordered && removed;
       for (Py_ssize_t k = 0; ok && k < n; k++) {
         name = PyTuple_GetItem(PyList_GetItem(items, k), 0);
