@@ -5,13 +5,15 @@
  * lists its members in the same order both times.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { loadPyodide, type PyodideAPI } from 'pyodide';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { RunRequest } from '../trace/types';
+import type { RunRequest, Trace } from '../trace/types';
 import { CASES, caseRequest } from './corpus/cases';
 import { hooksRequests } from './hooks-traces';
-import { FAST_PATH, PYODIDE_INDEX_URL, fastPathLibrary, tracerSource } from './node';
+import { FAST_PATH, PYODIDE_INDEX_URL, cpythonRun, fastPathLibrary, tracerSource } from './node';
 import { createRunner, loadFastPath, type LocalRunner } from './runner';
 
 let py: PyodideAPI;
@@ -89,6 +91,25 @@ def values(n):
     return edges, same, short, frozen
 `;
 
+/**
+ * A lesson's audit hook, and values each way of the recorder reads (an instance: in Python from
+ * C, with id()): a run without the recorder raises no audit event in these lines, so the hook hears none.
+ */
+const AUDIT = `import sys
+
+class Thing:
+    def __init__(self):
+        self.size = 2
+
+def heard():
+    events = []
+    sys.addaudithook(lambda event, args: events.append(event))
+    thing = Thing()
+    things = [thing, {"k": thing}]
+    thing.size += 1
+    return events
+`;
+
 /** Lesson code that calls the recorder's trace function itself, as a frame's f_trace shows it. */
 const POKES = `import sys
 
@@ -127,10 +148,22 @@ describe('the C fast path', () => {
     ['every kind of value, tight limits', lesson('tight', VALUES, 'values', 'from lesson import values\noutcome = values(2)\n', { strLen: 2, items: 2, depth: 1 })],
     ['the step limit', lesson('steps', VALUES, 'values', 'from lesson import values\noutcome = values(3)\n', { maxSteps: 7 })],
     ['lesson code calling the trace function', lesson('pokes', POKES, 'pokes', 'from lesson import pokes\noutcome = pokes()\n')],
+    ["a lesson's audit hook", lesson('audit', AUDIT, 'heard', 'from lesson import heard\noutcome = heard()\n')],
   ])('the same trace both ways: %s', (_name, request) => {
     const [fast, python] = bothWays(request);
     expect(JSON.parse(fast!).steps.length).toBeGreaterThan(3);
     expect(fast).toBe(python);
+  });
+
+  it("leaves a lesson's audit hook hearing only the lesson's events, as the recorder in Python now does, in CPython too", () => {
+    const request = lesson('audit', AUDIT, 'heard', 'from lesson import heard\noutcome = heard()\n');
+    const root = mkdtempSync(join(tmpdir(), 'steplight-fast-'));
+    try {
+      const traces = [...bothWays(request).map((t) => JSON.parse(t) as Trace), cpythonRun(request, root)];
+      for (const trace of traces) expect(trace.outcome).toMatchObject({ t: "list", len: 0 });
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 
   it.each(CASES.map((c) => [c.name, c] as const))('the same trace both ways, corpus: %s', (_name, c) => {

@@ -461,7 +461,24 @@ class Recorder:
         if self.fast:
             self.global_trace, self.trace = fast
 
+    # The trace functions the interpreter calls: the recorder's work, with RECORDING set meanwhile
     def global_trace(self, frame, event, arg):
+        was, RECORDING[0] = RECORDING[0], True
+        try:
+            return self.record_call(frame, event, arg)
+        finally:
+            RECORDING[0] = was
+
+    def local_trace(self, frame, event, arg):
+        """Records one event of a traced frame and returns the frame's local trace function (itself,
+        or the C fast path's: `self.trace`), so each event costs one call."""
+        was, RECORDING[0] = RECORDING[0], True
+        try:
+            return self.record(frame, event, arg)
+        finally:
+            RECORDING[0] = was
+
+    def record_call(self, frame, event, arg):
         code = frame.f_code
         hit = self.known.get(id(code))
         if hit is None:
@@ -470,12 +487,10 @@ class Recorder:
         fn = hit[1]
         if fn is None or (fn and not self.frames):  # a callee is traced only under the target
             return None
-        return self.local_trace(frame, "call", arg)
+        return self.record(frame, "call", arg)
 
-    def local_trace(self, frame, event, arg):
-        """Records one event of a traced frame and returns itself, the frame's local trace function
-        (so each event costs one Python call)."""
-        trace = self.trace  # this very method, bound once
+    def record(self, frame, event, arg):
+        trace = self.trace  # the local trace function, bound once
         if event == "opcode":  # lesson code may turn on opcode events for its own tracer
             return trace
         steps = self.steps
@@ -591,7 +606,7 @@ def fast_path(recorder):
     if not all(type(n) is int and 0 <= n < 2**31 for n in limits):
         return None
     state = FastState((recorder.steps, recorder.frames, recorder.raised, recorder.known, recorder.local_trace, recorder.global_trace, recorder.output, recorder.max_steps, NORMAL_EXITS))
-    state += [encoder, encoder.encode, encoder.unreadable, encoder.refs, encoder.shared, encoder.str_len, encoder.items, encoder.depth, NONE, TRUE, FALSE, SEQUENCE, MAPPING, FUNCTION]
+    state += [encoder, encoder.encode, encoder.unreadable, encoder.refs, encoder.shared, encoder.str_len, encoder.items, encoder.depth, NONE, TRUE, FALSE, SEQUENCE, MAPPING, FUNCTION, RECORDING]
     global_trace = FAST(state)
     return global_trace, state[-1]
 
@@ -1665,7 +1680,7 @@ def run(request_json, ascii=False):
             def lesson_exit(status):
                 exits.append(status)
                 output.close()
-                sys.settrace(None)  # the process would end here: nothing after this is recorded
+                recording(sys.settrace, None)  # the process would end here: nothing after this is recorded
                 raise LessonExit(status)
 
             # what lesson code sees during the run; restore() puts the originals back
@@ -1680,15 +1695,17 @@ def run(request_json, ascii=False):
             try:
                 exec(compiled, namespace)
             finally:
+                RECORDING[0] = True  # the recorder's teardown (sys.settrace raises an audit event)
                 if saved.get_trace() != shim.current() and not exits and recorder.truncated is None:
                     recorder.truncated = "tracer"  # lesson code reached the real sys.settrace
                 saved.set_trace(None)
                 threading.settrace(None)
                 sys.stdout, sys.stderr = saved.stdout, saved.stderr
+                RECORDING[0] = False
             if exits:
                 raise LessonExit(exits[0])
             if "outcome" in namespace:
-                trace["outcome"] = recorder.encoder.safe(namespace["outcome"])
+                trace["outcome"] = recording(recorder.encoder.safe, namespace["outcome"])
         except StopRun as stop:
             trace["error"] = stop_error(stop.reason, limits)
         except LessonExit as stop:
@@ -1771,7 +1788,23 @@ def add_audit_hook(hook):
     return None
 
 
+# Set while the recorder works (its trace functions, and Python called from its C fast path): the
+# audit events its own work raises (builtins.id, object.__getattr__ for frame.f_code...) are not the
+# lesson's, and a lesson's audit hook must not hear them (a run without the recorder raises none).
+RECORDING = [False]
+
+
+def recording(action, *args):
+    was, RECORDING[0] = RECORDING[0], True
+    try:
+        return action(*args)
+    finally:
+        RECORDING[0] = was
+
+
 def relay_audit(event, args):
+    if RECORDING[0]:
+        return
     for hook in STATE.audit_hooks:
         hook(event, args)
 

@@ -100,6 +100,7 @@ enum {
   S_STR_LEN, S_ITEMS, S_DEPTH_LIMIT, /* the limits, ints */
   S_NONE, S_TRUE, S_FALSE, /* the encodings of None, True and False (shared) */
   S_SEQUENCE, S_MAPPING, S_FUNCTION, /* the witness checks inlined here (as in Encoder.unchanged) */
+  S_RECORDING,    /* steplight_tracer.RECORDING: [True] while the recorder's Python runs (see `python`) */
   S_LOCAL, /* the local trace function made here (what each event returns), appended by make */
 };
 
@@ -112,9 +113,23 @@ static PyObject *s_call, *s_line, *s_return, *s_event, *s_depth, *s_stdout_len, 
 static PyObject *item(PyObject *state, int k) { return PyList_GetItem(state, k); }
 static Py_ssize_t number(PyObject *state, int k) { return PyLong_AsSsize_t(item(state, k)); }
 
+/*
+ * Calls the recorder's Python with RECORDING set (what its trace functions do themselves): a
+ * lesson's audit hook does not hear the events the recorder's own work raises.
+ */
+static PyObject *python(PyObject *state, PyObject *callable, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  PyObject *flag = item(state, S_RECORDING), *was = PyList_GetItem(flag, 0);
+  Py_IncRef(was);
+  Py_IncRef(&_Py_TrueStruct);
+  PyList_SetItem(flag, 0, &_Py_TrueStruct); /* (steals) */
+  PyObject *out = PyObject_Vectorcall(callable, args, (unsigned long)nargs, kwnames);
+  PyList_SetItem(flag, 0, was);
+  return out;
+}
+
 /* The Python method, called as this function was (keywords too). */
 static PyObject *slow(PyObject *state, int which, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
-  return PyObject_Vectorcall(item(state, which), args, (unsigned long)nargs, kwnames);
+  return python(state, item(state, which), args, nargs, kwnames);
 }
 
 /* Set d[k] = v and drop the caller's reference to v; 0 when v is NULL or the store fails. */
@@ -210,7 +225,7 @@ static int unchanged(PyObject *state, PyObject *witness) {
       if (name != b) return 0;
     } else {
       PyObject *call[4] = {value, a, b, c};
-      PyObject *result = PyObject_Vectorcall(check, call, 4, 0);
+      PyObject *result = python(state, check, call, 4, 0);
       if (!result) goto failed;
       int truth = PyObject_IsTrue(result);
       Py_DecRef(result);
@@ -275,7 +290,7 @@ static PyObject *encode_in_python(PyObject *state, PyObject *value, Py_ssize_t d
   PyObject *d = PyLong_FromSsize_t(depth);
   if (!d) return 0;
   PyObject *args[3] = {value, d, path};
-  PyObject *out = PyObject_Vectorcall(item(state, S_ENCODE), args, 3, 0);
+  PyObject *out = python(state, item(state, S_ENCODE), args, 3, 0);
   Py_DecRef(d);
   return out;
 }
@@ -446,7 +461,7 @@ static PyObject *top(PyObject *state, PyObject *value) {
     if (!PyErr_ExceptionMatches(PyExc_Exception)) return 0;
     PyObject *error = PyErr_GetRaisedException();
     PyObject *args[2] = {value, error};
-    out = PyObject_Vectorcall(item(state, S_UNREADABLE), args, 2, 0);
+    out = python(state, item(state, S_UNREADABLE), args, 2, 0);
     Py_DecRef(error);
     if (!out) return 0;
     witness = ref_to(None);
@@ -648,7 +663,7 @@ static int names(void) {
 PyObject *make(PyObject *state) {
   if (!names()) return 0;
   if (PyList_Size(state) != S_LOCAL) return 0; /* a list (steplight_tracer.FastState) */
-  int kinds[][2] = {{S_STEPS, 0}, {S_FRAMES, 1}, {S_RAISED, 1}, {S_KNOWN, 1}, {S_MAX_STEPS, 2}, {S_REFS, 1}, {S_SHARED, 1}, {S_STR_LEN, 2}, {S_ITEMS, 2}, {S_DEPTH_LIMIT, 2}, {S_NORMAL_EXITS, 3}};
+  int kinds[][2] = {{S_STEPS, 0}, {S_FRAMES, 1}, {S_RAISED, 1}, {S_KNOWN, 1}, {S_MAX_STEPS, 2}, {S_REFS, 1}, {S_SHARED, 1}, {S_STR_LEN, 2}, {S_ITEMS, 2}, {S_DEPTH_LIMIT, 2}, {S_NORMAL_EXITS, 3}, {S_RECORDING, 0}};
   PyObject *types[] = {&PyList_Type, &PyDict_Type, &PyLong_Type, &PyFrozenSet_Type};
   for (unsigned i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
     if (TYPE(item(state, kinds[i][0])) != types[kinds[i][1]]) return 0;
