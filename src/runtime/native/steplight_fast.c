@@ -67,6 +67,11 @@ extern PyObject *PyUnicode_Substring(PyObject *, Py_ssize_t, Py_ssize_t);
 extern PyObject *PyUnicode_InternFromString(const char *);
 extern PyObject *PyMapping_Items(PyObject *);
 extern PyObject *PyFrame_GetCode(PyObject *);
+extern PyObject *PyFrame_GetLocals(PyObject *);
+extern int PyFrame_GetLineNumber(PyObject *);
+extern int PyFrame_GetLasti(PyObject *);
+extern PyObject *PyCode_GetCode(PyObject *);
+extern PyObject *PyLong_FromLong(long);
 extern PyObject *PyErr_Occurred(void);
 extern int PyErr_ExceptionMatches(PyObject *);
 extern void PyErr_Clear(void);
@@ -78,8 +83,14 @@ extern PyObject _Py_NoneStruct, _Py_TrueStruct;
 extern PyObject PyDict_Type, PyList_Type, PyTuple_Type, PySet_Type, PyFrozenSet_Type, PyFrame_Type, PyLong_Type, PyBool_Type, PyUnicode_Type, PyFunction_Type;
 
 #define None (&_Py_NoneStruct)
-/* ob_type: the second word of every object (checked against PyObject_Type by `check_layout`) */
+/*
+ * Read from objects directly, as the getters read them (checked by `check_layout` at load): a
+ * getter called through getattr costs a trip through JavaScript in Pyodide (its call trampoline).
+ * ob_type is every object's second word; a function's __name__ and __qualname__ its 5th and 6th.
+ */
 #define TYPE(o) (((PyObject **)(o))[1])
+#define FUNCTION_NAME(f) (((PyObject **)(f))[4])
+#define FUNCTION_QUALNAME(f) (((PyObject **)(f))[5])
 
 /* What the recorder gives `make` (steplight_tracer.fast_path), in this order. */
 enum {
@@ -106,7 +117,7 @@ enum {
 
 /* Interned names, made by `make` once. */
 static PyObject *s_call, *s_line, *s_return, *s_event, *s_depth, *s_stdout_len, *s_fn, *s_locals, *s_changes, *s_removed,
-    *s_value, *s_f_lineno, *s_f_locals, *s_f_lasti, *s_co_code, *s_length, *s_qualname, *s_name, *s_witness, *s_t, *s_v,
+    *s_value, *s_length, *s_qualname, *s_name, *s_witness, *s_t, *s_v,
     *s_len, *s_id, *s_int, *s_str, *s_func, *s_dict, *s_list, *s_tuple, *s_set, *s_frozenset, *s_entries, *s_items,
     *s_more, *s_ref, *s_of, *s_name_key, *s_empty;
 
@@ -215,14 +226,7 @@ static int unchanged(PyObject *state, PyObject *witness) {
         i++;
       }
     } else if (check == item(state, S_FUNCTION)) { /* a = its __qualname__, b = its __name__ */
-      PyObject *qualname = PyObject_GetAttr(value, s_qualname);
-      if (!qualname) goto failed;
-      Py_DecRef(qualname);
-      if (qualname != a) return 0;
-      PyObject *name = PyObject_GetAttr(value, s_name);
-      if (!name) goto failed;
-      Py_DecRef(name);
-      if (name != b) return 0;
+      if (FUNCTION_QUALNAME(value) != a || FUNCTION_NAME(value) != b) return 0;
     } else {
       PyObject *call[4] = {value, a, b, c};
       PyObject *result = python(state, check, call, 4, 0);
@@ -432,12 +436,7 @@ static PyObject *encode(PyObject *state, PyObject *value, Py_ssize_t depth, PyOb
   if (kind == &PySet_Type) return container(state, value, s_set, depth, path);
   if (kind == &PyFrozenSet_Type) return container(state, value, s_frozenset, depth, path);
   if (kind == &PyFunction_Type) { /* its names in the witness (a function can be renamed), then Encoder.callable */
-    PyObject *qualname = PyObject_GetAttr(value, s_qualname), *name = qualname ? PyObject_GetAttr(value, s_name) : 0;
-    if (!name || TYPE(qualname) != &PyUnicode_Type || TYPE(name) != &PyUnicode_Type) { /* (never: both are str) */
-      if (qualname) Py_DecRef(qualname);
-      if (name) Py_DecRef(name);
-      return PyErr_Occurred() ? 0 : encode_in_python(state, value, depth, path);
-    }
+    PyObject *qualname = ref_to(FUNCTION_QUALNAME(value)), *name = ref_to(FUNCTION_NAME(value)); /* (always str) */
     PyObject *shown = PyUnicode_GetLength(qualname) ? qualname : name; /* __qualname__ or __name__ */
     Py_IncRef(shown);
     if (!witness_entry(state, S_FUNCTION, value, qualname, name, ref_to(None))) {
@@ -489,7 +488,7 @@ static PyObject *local_trace(PyObject *state, PyObject *const *args, Py_ssize_t 
   PyObject *hit = PyDict_GetItemWithError(item(state, S_KNOWN), code_id);
   Py_DecRef(code_id);
   if (hit && event == s_return) { /* a return at one of the normal exits; any other is the Python method's */
-    PyObject *bytecode = PyObject_GetAttr(code, s_co_code), *lasti = bytecode ? PyObject_GetAttr(frame, s_f_lasti) : 0;
+    PyObject *bytecode = PyCode_GetCode(code), *lasti = bytecode ? PyLong_FromLong(PyFrame_GetLasti(frame)) : 0; /* co_code, f_lasti */
     PyObject *op = lasti ? PyObject_GetItem(bytecode, lasti) : 0;
     int normal = op ? PySet_Contains(item(state, S_NORMAL_EXITS), op) : -1;
     if (bytecode) Py_DecRef(bytecode);
@@ -508,7 +507,7 @@ static PyObject *local_trace(PyObject *state, PyObject *const *args, Py_ssize_t 
   if (!before && PyErr_Occurred()) goto done;
   if (before) Py_IncRef(before); /* held while Python runs (Encoder.encode) */
   Py_ssize_t depth = PyDict_Size(frames) + !before; /* target frames on the stack, this one included */
-  if (!(locals = PyObject_GetAttr(frame, s_f_locals)) || !(items = PyMapping_Items(locals))) goto done;
+  if (!(locals = PyFrame_GetLocals(frame)) || !(items = PyMapping_Items(locals))) goto done; /* f_locals */
   if (!(changes = untracked(PyDict_New()))) goto done;
   Py_ssize_t n = PyList_Size(items);
   int same = 1;
@@ -565,7 +564,8 @@ static PyObject *local_trace(PyObject *state, PyObject *const *args, Py_ssize_t 
     if (!current) current = ref_to(before); /* nothing changed: shared, never changed in place */
   }
   if (!(step = untracked(PyDict_New()))) goto done;
-  if (PyDict_SetItem(step, s_event, event) || !put(step, s_line, PyObject_GetAttr(frame, s_f_lineno)) ||
+  int line = PyFrame_GetLineNumber(frame); /* f_lineno: None when there is none */
+  if (PyDict_SetItem(step, s_event, event) || !put(step, s_line, line < 0 ? ref_to(None) : PyLong_FromLong(line)) ||
       !put(step, s_depth, PyLong_FromSsize_t(depth)) || !put(step, s_stdout_len, PyObject_GetAttr(item(state, S_OUTPUT), s_length)))
     goto done;
   int truth = PyObject_IsTrue(fn);
@@ -641,19 +641,24 @@ static PyObject *global_trace(PyObject *state, PyObject *const *args, Py_ssize_t
 /* Filled in by `make`, not initialised statically: a side module's data is not relocated for it. */
 static PyMethodDef local_def, global_def;
 
-/* ob_type is where TYPE reads it (the layout of this Python's objects). */
-int check_layout(PyObject *sample) {
-  PyObject *kind = PyObject_Type(sample);
-  Py_DecRef(kind);
-  return kind == TYPE(sample) && TYPE(None) == PyObject_Type(None) && TYPE(&PyDict_Type) != 0;
-}
-
 static int names(void) {
-  const char *text[] = {"call", "line", "return", "event", "depth", "stdoutLen", "fn", "locals", "changes", "removed", "value", "f_lineno", "f_locals", "f_lasti", "co_code", "length", "__qualname__", "__name__", "witness", "t", "v", "len", "id", "int", "str", "func", "dict", "list", "tuple", "set", "frozenset", "entries", "items", "more", "ref", "of", "name"};
-  PyObject **slot[] = {&s_call, &s_line, &s_return, &s_event, &s_depth, &s_stdout_len, &s_fn, &s_locals, &s_changes, &s_removed, &s_value, &s_f_lineno, &s_f_locals, &s_f_lasti, &s_co_code, &s_length, &s_qualname, &s_name, &s_witness, &s_t, &s_v, &s_len, &s_id, &s_int, &s_str, &s_func, &s_dict, &s_list, &s_tuple, &s_set, &s_frozenset, &s_entries, &s_items, &s_more, &s_ref, &s_of, &s_name_key};
+  const char *text[] = {"call", "line", "return", "event", "depth", "stdoutLen", "fn", "locals", "changes", "removed", "value", "length", "__qualname__", "__name__", "witness", "t", "v", "len", "id", "int", "str", "func", "dict", "list", "tuple", "set", "frozenset", "entries", "items", "more", "ref", "of", "name"};
+  PyObject **slot[] = {&s_call, &s_line, &s_return, &s_event, &s_depth, &s_stdout_len, &s_fn, &s_locals, &s_changes, &s_removed, &s_value, &s_length, &s_qualname, &s_name, &s_witness, &s_t, &s_v, &s_len, &s_id, &s_int, &s_str, &s_func, &s_dict, &s_list, &s_tuple, &s_set, &s_frozenset, &s_entries, &s_items, &s_more, &s_ref, &s_of, &s_name_key};
   for (unsigned i = 0; i < sizeof(slot) / sizeof(slot[0]); i++)
     if (!*slot[i] && !(*slot[i] = PyUnicode_InternFromString(text[i]))) return 0;
   return s_empty || (s_empty = PyTuple_New(0));
+}
+
+/* This Python's objects are laid out as TYPE and FUNCTION_* read them (`function`: a Python function). */
+int check_layout(PyObject *function) {
+  if (!names()) return 0;
+  PyObject *kind = PyObject_Type(function), *name = PyObject_GetAttr(function, s_name), *qualname = PyObject_GetAttr(function, s_qualname);
+  int fits = kind == &PyFunction_Type && TYPE(function) == kind && TYPE(None) == PyObject_Type(None) && name == FUNCTION_NAME(function) && qualname == FUNCTION_QUALNAME(function) && name != qualname;
+  Py_DecRef(kind);
+  if (name) Py_DecRef(name);
+  if (qualname) Py_DecRef(qualname);
+  PyErr_Clear();
+  return fits;
 }
 
 /*
