@@ -566,7 +566,8 @@ class Recorder:
 
 
 # The recorder's C fast path (native/steplight_fast.c: Recorder.global_trace and local_trace for
-# "call" and "line" events, the rest handed to these Python methods), once load_fast_path() loaded it.
+# call, line and normal return events, the rest handed to these Python methods), once
+# load_fast_path() loaded it.
 FAST = None
 
 
@@ -1674,6 +1675,7 @@ def run(request_json, ascii=False):
             compiled = compile(harness["code"], os.path.join(root, harness["file"]), "exec")
             namespace = {"__name__": "__steplight_harness__", "__file__": os.path.join(root, harness["file"])}
             recorder = Recorder(keys, limits, output)
+            RECORDING[0] = False  # (the clean puts it back too: one run's flag never reaches the next)
             shim = TraceShim(recorder, saved.set_trace)
             exits = []
 
@@ -1696,12 +1698,14 @@ def run(request_json, ascii=False):
                 exec(compiled, namespace)
             finally:
                 RECORDING[0] = True  # the recorder's teardown (sys.settrace raises an audit event)
-                if saved.get_trace() != shim.current() and not exits and recorder.truncated is None:
-                    recorder.truncated = "tracer"  # lesson code reached the real sys.settrace
-                saved.set_trace(None)
-                threading.settrace(None)
-                sys.stdout, sys.stderr = saved.stdout, saved.stderr
-                RECORDING[0] = False
+                try:
+                    if saved.get_trace() != shim.current() and not exits and recorder.truncated is None:
+                        recorder.truncated = "tracer"  # lesson code reached the real sys.settrace
+                    saved.set_trace(None)
+                    threading.settrace(None)
+                    sys.stdout, sys.stderr = saved.stdout, saved.stderr
+                finally:
+                    RECORDING[0] = False
             if exits:
                 raise LessonExit(exits[0])
             if "outcome" in namespace:
