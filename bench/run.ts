@@ -11,7 +11,7 @@ import { loadPyodide } from 'pyodide';
 import { findWidget, loadLesson } from '../src/lessons/load';
 import { buildRequest } from '../src/runtime/request';
 import { createRunner, loadFastPath } from '../src/runtime/runner';
-import { fastPathLibrary, nodeRunner, tracerSource } from '../src/runtime/node';
+import { fastPathLibrary, nodeRunner, recorderChoice, tracerSource } from '../src/runtime/node';
 import { widgetRequest } from '../src/lessons/run';
 import * as R from '../src/replay/replay';
 import { unpackTrace } from '../src/trace/wire';
@@ -49,7 +49,7 @@ async function main() {
   const runner = createRunner(py, tracerSource());
   if (!loadFastPath(py, fastPathLibrary())) throw new Error("the recorder's C fast path does not fit this Pyodide");
   // the same recorder without its C fast path (all in Python, as before it), measured beside it
-  const useFastPath = py.runPython('import steplight_tracer\nlambda on, fast=steplight_tracer.FAST: setattr(steplight_tracer, "FAST", fast if on else None)') as (on: boolean) => void;
+  const useFastPath = recorderChoice(py);
   /**
    * The best of n runs, each timed from a clean Python (the page cleans after handing a run over,
    * off the reader's path: the clean rows below), with or without the C fast path. (The clean sets

@@ -13,19 +13,19 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { RunRequest, Trace } from '../trace/types';
 import { CASES, caseRequest } from './corpus/cases';
 import { hooksRequests } from './hooks-traces';
-import { FAST_PATH, PYODIDE_INDEX_URL, cpythonRun, fastPathLibrary, tracerSource } from './node';
+import { FAST_PATH, PYODIDE_INDEX_URL, cpythonRun, fastPathLibrary, recorderChoice, tracerSource } from './node';
 import { createRunner, loadFastPath, type LocalRunner } from './runner';
 
 let py: PyodideAPI;
 let runner: LocalRunner;
-/** Chooses the recorder for the next run (a clean puts the tracer's globals back: chosen after it). */
+/** Chooses the recorder for the next run (after the clean). */
 let choose: (fast: boolean) => void;
 
 beforeAll(async () => {
   py = await loadPyodide({ indexURL: PYODIDE_INDEX_URL });
   runner = createRunner(py, tracerSource());
   expect(loadFastPath(py, fastPathLibrary())).toBe(true);
-  choose = py.runPython('import steplight_tracer\nlambda fast, loaded=steplight_tracer.FAST: setattr(steplight_tracer, "FAST", loaded if fast else None)') as typeof choose;
+  choose = recorderChoice(py);
 });
 
 /** The request's trace recorded in C and in Python, without timings. */

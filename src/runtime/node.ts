@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadPyodide } from 'pyodide';
+import { loadPyodide, type PyodideAPI } from 'pyodide';
 import type { ReferenceRun } from '../trace/reference';
 import { DEFAULT_LIMITS, type RunRequest, type Trace } from '../trace/types';
 import { createRunner, loadFastPath, timeoutTrace, type Runner } from './runner';
@@ -23,6 +23,14 @@ export const FAST_PATH = fileURLToPath(new URL('./native/steplight_fast.so', imp
 
 export function fastPathLibrary(): Uint8Array {
   return readFileSync(FAST_PATH);
+}
+
+/**
+ * For tests and the bench, in a Python the fast path was loaded into: which recorder the next run
+ * uses (C or Python). A clean puts the tracer's globals back, FAST among them: choose after it.
+ */
+export function recorderChoice(py: PyodideAPI): (fast: boolean) => void {
+  return py.runPython('import steplight_tracer\nlambda fast, loaded=steplight_tracer.FAST: setattr(steplight_tracer, "FAST", loaded if fast else None)') as (fast: boolean) => void;
 }
 
 /**

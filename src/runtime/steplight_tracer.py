@@ -463,20 +463,12 @@ class Recorder:
 
     # The trace functions the interpreter calls: the recorder's work, with RECORDING set meanwhile
     def global_trace(self, frame, event, arg):
-        was, RECORDING[0] = RECORDING[0], True
-        try:
-            return self.record_call(frame, event, arg)
-        finally:
-            RECORDING[0] = was
+        return recording(self.record_call, frame, event, arg)
 
     def local_trace(self, frame, event, arg):
         """Records one event of a traced frame and returns the frame's local trace function (itself,
-        or the C fast path's: `self.trace`), so each event costs one call."""
-        was, RECORDING[0] = RECORDING[0], True
-        try:
-            return self.record(frame, event, arg)
-        finally:
-            RECORDING[0] = was
+        or the C fast path's: `self.trace`)."""
+        return recording(self.record, frame, event, arg)
 
     def record_call(self, frame, event, arg):
         code = frame.f_code
@@ -603,8 +595,8 @@ FastState.__name__ = FastState.__qualname__ = "Recorder"
 def fast_path(recorder):
     """(global trace function, local trace function) in C over this recorder's state, or None when
     its limits are not what the C side reads (ints below 2**31). The order is the C file's enum."""
-    encoder, limits = recorder.encoder, (recorder.max_steps, recorder.encoder.str_len, recorder.encoder.items, recorder.encoder.depth)
-    if not all(type(n) is int and 0 <= n < 2**31 for n in limits):
+    encoder = recorder.encoder
+    if not all(type(n) is int and 0 <= n < 2**31 for n in (recorder.max_steps, encoder.str_len, encoder.items, encoder.depth)):
         return None
     state = FastState((recorder.steps, recorder.frames, recorder.raised, recorder.known, recorder.local_trace, recorder.global_trace, recorder.output, recorder.max_steps, NORMAL_EXITS))
     state += [encoder, encoder.encode, encoder.unreadable, encoder.refs, encoder.shared, encoder.str_len, encoder.items, encoder.depth, NONE, TRUE, FALSE, SEQUENCE, MAPPING, FUNCTION, RECORDING]
