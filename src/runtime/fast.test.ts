@@ -176,3 +176,70 @@ describe('the C fast path', () => {
     expect(fast).toBe(python);
   });
 });
+
+/**
+ * The C side's JSON writer (`dump`, what write_trace uses when it is loaded) against json_dumps,
+ * the writer it stands for: a trace written by it must be the text json_dumps writes for the same
+ * values, byte for byte, and what it does not write it must leave to json_dumps.
+ */
+describe("the C fast path's JSON writer", () => {
+  /** The raw JSON text of a run (recorded in C), and whether json_dumps writes that same text again. */
+  const written = (request: RunRequest) => {
+    runner.clean();
+    choose(true);
+    return py.runPython(`import steplight_tracer as t\ntext = t.run(${JSON.stringify(JSON.stringify(request))})\n(text == t.json_dumps(t.json_loads(text), True), t.DUMP is not None)`).toJs() as [boolean, boolean];
+  };
+
+  it.each([...CASES.map((c) => [`corpus: ${c.name}`, caseRequest(c)] as const), ...hooksRequests.map((r, k) => [`hooks lesson: ${r.target.symbol} #${k}`, r] as const)])(
+    'writes the trace as json_dumps does: %s',
+    (_name, request) => {
+      expect(written(request)).toEqual([true, true]);
+    },
+  );
+
+  it('writes every escape, number and nesting as json_dumps does, and leaves the rest to it', () => {
+    runner.clean();
+    const result = py.runPython(`
+import steplight_tracer as t
+texts = ["", "plain", 'quote " backslash \\\\ slash /', "\\b\\f\\n\\r\\t\\x00\\x1f\\x7f\\x80", "é中文🙂", "\\ud800 lone \\udfff", "\\U0010ffff", "x" * 70000]
+numbers = [0, -1, 2**53, -(2**63), 2**64 + 1, 10**40, -(10**40), 0.1, -0.0, 1e300, 5e-324, 1e16, 123456789.125]
+values = [texts, numbers, None, True, False, [], {}, (), {"a": [1, (2, {"b": None})], "": {}}, [[[[["deep"]]]]], {"k": "v" * 3}, [texts] * 3]
+same = [t.DUMP(v) == t.json_dumps(v, True) for v in values]
+
+class Sub(dict):
+    pass
+
+class Text(str):
+    pass
+
+others = [float("nan"), [float("inf")], {1: "int key"}, Sub(a=1), [Text("s")], b"bytes", {"s": {1, 2}}, object()]
+nested = []
+for _ in range(300):
+    nested = [nested]
+others.append(nested)
+left = [t.DUMP(v) is None for v in others]
+(same, left)
+`).toJs() as [boolean[], boolean[]];
+    expect(result[0].every(Boolean)).toBe(true);
+    expect(result[1].every(Boolean)).toBe(true);
+  });
+
+  it('falls back to json_dumps, which writes or refuses what it always did', () => {
+    runner.clean();
+    const out = py.runPython(`
+import steplight_tracer as t
+nested = []
+for _ in range(300):
+    nested = [nested]
+try:
+    t.write_trace({"v": float("nan")})
+    refused = None
+except ValueError as error:
+    refused = str(error)
+(t.write_trace({"deep": nested}) == t.json_dumps({"deep": nested}, True), t.write_trace({1: "a"}), refused)
+`).toJs() as [boolean, string, string];
+    expect(out[0]).toBe(true);
+    expect(out[1]).toBe('{"1":"a"}');
+    expect(out[2]).toMatch(/not JSON compliant/);
+  });
+});

@@ -79,8 +79,16 @@ extern PyObject *PyErr_GetRaisedException(void);
 extern void PyObject_GC_UnTrack(void *);
 extern PyObject *PyCMethod_New(PyMethodDef *, PyObject *, PyObject *, PyObject *);
 extern PyObject *PyExc_Exception;
+typedef unsigned int Py_UCS4;
+extern Py_UCS4 *PyUnicode_AsUCS4(PyObject *, Py_UCS4 *, Py_ssize_t, int);
+extern PyObject *PyUnicode_FromStringAndSize(const char *, Py_ssize_t);
+extern PyObject *PyObject_Repr(PyObject *);
+extern double PyFloat_AsDouble(PyObject *);
+extern void *PyMem_RawRealloc(void *, unsigned long);
+extern void PyMem_RawFree(void *);
+extern PyObject *PyErr_NoMemory(void);
 extern PyObject _Py_NoneStruct, _Py_TrueStruct;
-extern PyObject PyDict_Type, PyList_Type, PyTuple_Type, PySet_Type, PyFrozenSet_Type, PyFrame_Type, PyLong_Type, PyBool_Type, PyUnicode_Type, PyFunction_Type;
+extern PyObject PyDict_Type, PyList_Type, PyTuple_Type, PySet_Type, PyFrozenSet_Type, PyFrame_Type, PyLong_Type, PyBool_Type, PyUnicode_Type, PyFunction_Type, PyFloat_Type;
 
 #define None (&_Py_NoneStruct)
 /*
@@ -636,6 +644,159 @@ static PyObject *global_trace(PyObject *state, PyObject *const *args, Py_ssize_t
   if (fn == None || (callee && !PyDict_Size(item(state, S_FRAMES)))) return ref_to(None); /* a callee is traced only under the target */
   PyObject *call[3] = {args[0], s_call, args[2]};
   return local_trace(state, call, 3, 0);
+}
+
+/* ---- The trace as JSON ---- */
+
+/*
+ * `json_dumps(value, ascii=True)` (the tracer's: _json's C encoder, compact, no sorting, NaN
+ * refused) for the values a trace is made of, written into one buffer: _json makes a string for
+ * every key and number and a list for every dict's items, and that was a third of a run's time.
+ * The output is the same byte for byte (fast.test.ts compares them); a value of any other type,
+ * a float that is not finite or a dict key that is not a str makes `dump` return None, and the
+ * tracer writes the trace with json_dumps instead (which writes or refuses it as it always did).
+ */
+typedef struct {
+  char *data;
+  unsigned long size, cap;
+  Py_UCS4 *chars; /* a string's characters, copied out of it */
+  Py_ssize_t chars_cap;
+} Json;
+enum { JSON_FAILED = 0, JSON_OK = 1, JSON_OTHER = -1 };
+
+static int room(Json *out, unsigned long more) {
+  if (out->size + more <= out->cap) return 1;
+  unsigned long cap = out->cap ? out->cap : 1 << 16;
+  while (cap < out->size + more) cap *= 2;
+  char *data = PyMem_RawRealloc(out->data, cap);
+  if (!data) return (PyErr_NoMemory(), 0);
+  out->data = data;
+  out->cap = cap;
+  return 1;
+}
+
+static int raw(Json *out, const char *text, unsigned long n) {
+  if (!room(out, n)) return 0;
+  for (unsigned long i = 0; i < n; i++) out->data[out->size++] = text[i];
+  return 1;
+}
+
+static void hex4(char *at, unsigned c) {
+  const char *digits = "0123456789abcdef";
+  at[0] = '\\', at[1] = 'u', at[2] = digits[(c >> 12) & 15], at[3] = digits[(c >> 8) & 15], at[4] = digits[(c >> 4) & 15], at[5] = digits[c & 15];
+}
+
+/* Room for n characters copied out of a str. */
+static int chars_room(Json *out, Py_ssize_t n) {
+  if (n < out->chars_cap) return 1;
+  Py_ssize_t cap = n + 64;
+  Py_UCS4 *chars = PyMem_RawRealloc(out->chars, (unsigned long)cap * sizeof(Py_UCS4));
+  if (!chars) return (PyErr_NoMemory(), 0);
+  out->chars = chars;
+  out->chars_cap = cap;
+  return 1;
+}
+
+/* The str's n characters copied into out->chars. */
+static int chars_of(Json *out, PyObject *s, Py_ssize_t n) {
+  return n >= 0 && chars_room(out, n) && (!n || PyUnicode_AsUCS4(s, out->chars, out->chars_cap, 0));
+}
+
+/* A str as encode_basestring_ascii writes it: printable ASCII as is, the rest escaped. */
+static int json_str(Json *out, PyObject *s) {
+  Py_ssize_t n = PyUnicode_GetLength(s);
+  if (!chars_of(out, s, n) || !room(out, (unsigned long)n * 12 + 2)) return JSON_FAILED; /* at most 12 bytes a character */
+  char *at = out->data + out->size, *start = at;
+  *at++ = '"';
+  for (Py_ssize_t i = 0; i < n; i++) {
+    Py_UCS4 c = out->chars[i];
+    if (c >= ' ' && c <= '~' && c != '\\' && c != '"') *at++ = (char)c;
+    else if (c == '\\' || c == '"') *at++ = '\\', *at++ = (char)c;
+    else if (c == '\b') *at++ = '\\', *at++ = 'b';
+    else if (c == '\f') *at++ = '\\', *at++ = 'f';
+    else if (c == '\n') *at++ = '\\', *at++ = 'n';
+    else if (c == '\r') *at++ = '\\', *at++ = 'r';
+    else if (c == '\t') *at++ = '\\', *at++ = 't';
+    else if (c >= 0x10000) { /* a UTF-16 surrogate pair */
+      c -= 0x10000;
+      hex4(at, 0xd800 | (c >> 10)), at += 6;
+      hex4(at, 0xdc00 | (c & 0x3ff)), at += 6;
+    } else hex4(at, c), at += 6;
+  }
+  *at++ = '"';
+  out->size += (unsigned long)(at - start);
+  return JSON_OK;
+}
+
+/* A number as _json writes it: its type's __repr__ (an int or a float: the caller checked). */
+static int json_repr(Json *out, PyObject *number) {
+  PyObject *text = PyObject_Repr(number);
+  if (!text) return JSON_FAILED;
+  Py_ssize_t n = PyUnicode_GetLength(text);
+  int ok = chars_of(out, text, n) && room(out, (unsigned long)n);
+  Py_DecRef(text);
+  if (!ok) return JSON_FAILED;
+  for (Py_ssize_t i = 0; i < n; i++) out->data[out->size++] = (char)out->chars[i];
+  return JSON_OK;
+}
+
+static int json_value(Json *out, PyObject *value, int depth) {
+  PyObject *kind = TYPE(value);
+  if (depth > 200) return JSON_OTHER; /* deeper than any trace: json_dumps says what it is */
+  if (value == None) return raw(out, "null", 4);
+  if (value == &_Py_TrueStruct) return raw(out, "true", 4);
+  if (kind == &PyBool_Type) return raw(out, "false", 5);
+  if (kind == &PyUnicode_Type) return json_str(out, value);
+  if (kind == &PyLong_Type) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(value, &overflow);
+    if (overflow) return json_repr(out, value);
+    if (v == -1 && PyErr_Occurred()) return JSON_FAILED;
+    char digits[24], *at = digits + sizeof(digits);
+    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+    do *--at = (char)('0' + u % 10); while (u /= 10);
+    if (v < 0) *--at = '-';
+    return raw(out, at, (unsigned long)(digits + sizeof(digits) - at));
+  }
+  if (kind == &PyFloat_Type) {
+    double d = PyFloat_AsDouble(value);
+    if (d != d || d - d != 0) return JSON_OTHER; /* NaN or infinite: json_dumps refuses it */
+    return json_repr(out, value);
+  }
+  if (kind == &PyDict_Type) {
+    PyObject *key, *item;
+    Py_ssize_t pos = 0;
+    int first = 1, done;
+    if (!raw(out, "{", 1)) return JSON_FAILED;
+    while (PyDict_Next(value, &pos, &key, &item)) {
+      if (TYPE(key) != &PyUnicode_Type) return JSON_OTHER;
+      if ((!first && !raw(out, ",", 1)) || json_str(out, key) != JSON_OK || !raw(out, ":", 1)) return JSON_FAILED;
+      if ((done = json_value(out, item, depth + 1)) != JSON_OK) return done;
+      first = 0;
+    }
+    return raw(out, "}", 1);
+  }
+  if (kind == &PyList_Type || kind == &PyTuple_Type) {
+    int is_list = kind == &PyList_Type, done;
+    Py_ssize_t n = is_list ? PyList_Size(value) : PyTuple_Size(value);
+    if (!raw(out, "[", 1)) return JSON_FAILED;
+    for (Py_ssize_t i = 0; i < n; i++) {
+      if (i && !raw(out, ",", 1)) return JSON_FAILED;
+      if ((done = json_value(out, is_list ? PyList_GetItem(value, i) : PyTuple_GetItem(value, i), depth + 1)) != JSON_OK) return done;
+    }
+    return raw(out, "]", 1);
+  }
+  return JSON_OTHER;
+}
+
+/* The value as JSON text (a str), None when it holds what only json_dumps writes, NULL on error. */
+PyObject *dump(PyObject *value) {
+  Json out = {0, 0, 0, 0, 0};
+  int done = json_value(&out, value, 0);
+  PyObject *result = done == JSON_OK ? PyUnicode_FromStringAndSize(out.data ? out.data : "", (Py_ssize_t)out.size) : done == JSON_OTHER ? ref_to(None) : 0;
+  PyMem_RawFree(out.data);
+  PyMem_RawFree(out.chars);
+  return result;
 }
 
 /* Filled in by `make`, not initialised statically: a side module's data is not relocated for it. */
