@@ -4,7 +4,8 @@ import { findWidget, loadLesson } from '../lessons/load';
 import { nodeRunner } from '../runtime/node';
 import type { RunRequest, Trace } from '../trace/types';
 import * as R from '../replay/replay';
-import { createWidgetStore, pointName, SHOW_RUN_AFTER_MS, type EngineLike } from './store';
+import { butEngine, connect, createWidgetStore, pointName, SHOW_RUN_AFTER_MS, type EngineLike } from './store';
+import type { EngineStatus } from '../runtime/client';
 import { viewOf } from './view';
 
 const lesson = loadLesson(resolve('lessons/s04-hooks'));
@@ -176,3 +177,36 @@ async function waitUntil(ok: () => boolean) {
   for (let i = 0; i < 200 && !ok(); i++) await new Promise((r) => setTimeout(r, 10));
   expect(ok()).toBe(true);
 }
+
+describe("the widget's parts that do not show Python's loading", () => {
+  it('keep the state they had while only the engine status changes, and take any other change', async () => {
+    // an engine that is still loading, and says so step by step, as the page's worker client does
+    const listeners = new Set<(status: EngineStatus) => void>();
+    const loading: EngineLike = {
+      status: { state: 'loading', phase: 'booting' },
+      subscribe: (listener) => (listeners.add(listener), () => listeners.delete(listener)),
+      run: () => new Promise<Trace>(() => {}),
+    };
+    const store = createWidgetStore(widget, lesson.files, loading);
+    const off = connect(store, loading);
+    const tell = async (status: EngineStatus) => {
+      loading.status = status;
+      for (const listener of listeners) listener(status);
+      await new Promise((resolve) => setTimeout(resolve, 5)); // connect passes it on in a task of its own
+    };
+    let shown = butEngine(null, store.getState());
+    const first = shown;
+    for (const status of [{ state: 'loading', phase: 'downloading', loaded: 1e6, total: 5e6 }, { state: 'loading', phase: 'downloading', loaded: 4e6, total: 5e6 }, { state: 'ready', loadMs: 900, from: 'site' }] as EngineStatus[]) {
+      await tell(status);
+      expect(store.getState().engine).toEqual(status); // the store has it (StatusLine shows it) ...
+      shown = butEngine(shown, store.getState());
+      expect(shown).toBe(first); // ... and the rest of the widget has nothing new to render
+    }
+    store.getState().toggleBreakpoint(callbackLine);
+    shown = butEngine(shown, store.getState());
+    expect(shown).not.toBe(first);
+    expect(shown).toBe(store.getState());
+    expect(shown.breakpoints).toEqual([callbackLine]);
+    off();
+  });
+});

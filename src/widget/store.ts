@@ -258,6 +258,15 @@ export function createWidgetStore(widget: Widget, files: Record<string, string>,
   return store;
 }
 
+/**
+ * The state a part of a widget that does not show Python's loading renders from: `now`, unless it
+ * differs from `was` in the engine's status alone, then `was` (the same object: nothing to re-render).
+ */
+export function butEngine<S extends Pick<WidgetState, 'engine'>>(was: S | null, now: S): S {
+  if (!was || was === now || was.engine === now.engine) return now;
+  return (Object.keys(now) as (keyof S)[]).every((key) => key === 'engine' || was[key] === now[key]) ? was : now;
+}
+
 /** Follow the engine's status; for a deep link, open paused at the recorded step. Returns the disconnect. */
 export function connect(store: WidgetStore, engine: EngineLike, initial: Initial = {}, prepare?: RunRequest): () => void {
   if (prepare) engine.prepare?.(prepare);
