@@ -8,6 +8,7 @@ import dis
 import importlib
 import importlib.util
 import json
+import marshal
 import os
 import signal
 import stat
@@ -654,8 +655,6 @@ def search_target(path, source, symbol, first, last):
 def compiled_code(path):
     """The module's code from the bytecode the runner compiled, as an import would take it (same
     magic number, and the source's size and time in its header); None if there is none."""
-    import marshal
-
     try:
         data = read_bytes(importlib.util.cache_from_source(path))
         info = os.stat(path)
@@ -1668,7 +1667,7 @@ def run(request_json):
                 keys.setdefault(found[0], number)
                 trace["lines"].append(found[3])
             harness = request["harness"]
-            compiled = compile(harness["code"], os.path.join(root, harness["file"]), "exec")
+            compiled = compile_harness(harness["code"], os.path.join(root, harness["file"]))
             namespace = {"__name__": "__steplight_harness__", "__file__": os.path.join(root, harness["file"])}
             recorder = Recorder(keys, limits, output)
             RECORDING[0] = False  # (the clean puts it back too: one run's flag never reaches the next)
@@ -1727,6 +1726,21 @@ def run(request_json):
     return uninterrupted(finish, trace, recorder, output, limits, started)
 
 
+def compile_harness(text, path):
+    """The harness's code: compiled on its first run, a fresh copy loaded from that bytecode on the
+    next ones (0.05 ms instead of 0.5 for the bench's harness). No code object is shared between two
+    runs, so none carries what another run did to it (its specialised instructions, co_extra)."""
+    key = (path, text)
+    data = STATE.harnesses.get(key)
+    if data is not None:
+        return marshal.loads(data)
+    code = compile(text, path, "exec")
+    if len(STATE.harnesses) > 64:
+        STATE.harnesses.clear()
+    STATE.harnesses[key] = marshal.dumps(code)
+    return code
+
+
 def begin(request_json):
     request = json_loads(request_json) if type(request_json) is str else request_json
     limits = dict(DEFAULT_LIMITS, **request.get("limits", {}))
@@ -1768,7 +1782,7 @@ def restore(saved, root):
 
 PYTHON_ADD_AUDIT_HOOK = sys.addaudithook
 # What the runner keeps between runs (not module-level names, which the baseline restores).
-STATE = types.SimpleNamespace(dirty=False, targets={}, quiet=0, interrupts=0, audit_hooks=[], audit_relay=False)
+STATE = types.SimpleNamespace(dirty=False, targets={}, harnesses={}, quiet=0, interrupts=0, audit_hooks=[], audit_relay=False)
 
 
 def add_audit_hook(hook):
