@@ -92,7 +92,10 @@ async function main() {
   let trace100k = null as ReturnType<typeof runner.run> | null;
   for (const target of [1_000, 10_000, 100_000]) {
     const callbacks = callbacksFor(target);
-    const reps = target >= 100_000 ? 3 : 7; // the best of several: this machine has phases of 1.5-2x slower memory-heavy code
+    // the best of several, spread over about as long at each size (35 runs of 1k steps take ~0.6 s,
+    // 7 of 10k ~0.8 s): this machine has phases of 1.5-2x slower code, and 7 runs of 1k steps
+    // (0.1 s) could all fall in one
+    const reps = target >= 100_000 ? 3 : target >= 10_000 ? 7 : 35;
     // the run as the page's worker does it (record, write the JSON, pack it: what the page is sent)
     let packed: Uint8Array = new Uint8Array();
     const traced = bestRun(reps, true, () => (packed = runner.runPacked(request(callbacks))));
