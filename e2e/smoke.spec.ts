@@ -25,6 +25,54 @@ test('the page loads, the Python worker gets ready from the same origin, and a t
   expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
 });
 
+/** Records when the page first tells its worker to start Python (performance.now() of the init message). */
+async function recordPythonStart(page: Page) {
+  await page.addInitScript(() => {
+    const post = Worker.prototype.postMessage;
+    Worker.prototype.postMessage = function (this: Worker, message: unknown, ...rest: unknown[]) {
+      if ((message as { type?: string })?.type === 'init') (window as unknown as { initAt: number }).initAt ??= performance.now();
+      return (post as (...args: unknown[]) => void).call(this, message, ...rest);
+    } as typeof Worker.prototype.postMessage;
+  });
+  return () => page.evaluate(() => ({ initAt: (window as unknown as { initAt: number }).initAt, loadAt: (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).loadEventStart }));
+}
+
+test("a first visit starts Python once the page has loaded and settled, not alongside the page's own loading work; a revisit with the snapshot kept at once", async ({ page }) => {
+  const times = await recordPythonStart(page);
+  await openLesson(page);
+  const { initAt, loadAt } = await times();
+  // the worker is made by the page's first script; Python's start waits for the load and an idle moment (or 2.5 s)
+  expect(loadAt).toBeGreaterThan(0);
+  expect(initAt).toBeGreaterThanOrEqual(Math.min(loadAt, 2500));
+  const w = widget(page, 'run_hooks');
+  await action(w, 'run').click();
+  await expect(w).toHaveAttribute('data-status', 'finished');
+  // a revisit with the snapshot kept starts Python at once: before the page's load event
+  await expect(page.locator('html')).toHaveAttribute('data-snapshot', 'saved', { timeout: 30_000 });
+  await page.reload();
+  await pythonReady(page);
+  const again = await times();
+  await expect(page.locator('.sl-status').first()).toHaveAttribute('data-engine-start', 'snapshot');
+  expect(again.initAt).toBeLessThan(again.loadAt);
+});
+
+test('a page that never has an idle moment still starts Python, 2.5 s after it asked', async ({ page }) => {
+  const times = await recordPythonStart(page);
+  await page.addInitScript(() => {
+    // 30 ms of work in every task, back to back: no idle period of 40 ms ever comes
+    const busy = () => {
+      const end = performance.now() + 30;
+      while (performance.now() < end);
+      (window as unknown as { busy: number }).busy = window.setTimeout(busy, 0);
+    };
+    busy();
+  });
+  await openLesson(page);
+  const { initAt } = await times();
+  expect(initAt).toBeGreaterThanOrEqual(2500);
+  await page.evaluate(() => clearTimeout((window as unknown as { busy: number }).busy));
+});
+
 test('the built site is sent precompressed with lasting caching of hashed files, and Python starts from it', async ({ page }) => {
   const responses: { url: string; encoding?: string; cache?: string; coop?: string }[] = [];
   page.on('response', (r) => {

@@ -2,7 +2,7 @@
 import { DEFAULT_LIMITS, type RunRequest, type Trace } from '../trace/types';
 import { canUnpack, unpackTrace } from '../trace/wire';
 import type { FromWorker, ToWorker } from './protocol';
-import { whenQuiet } from './quiet';
+import { whenQuiet, whenSettled } from './quiet';
 import { timeoutTrace } from './runner';
 
 export type EngineStatus =
@@ -21,6 +21,8 @@ export interface EngineOptions {
   maxStarts?: number;
   /** The wait before the first retry; it doubles for each further one. */
   retryAfterMs?: number;
+  /** Python's first start waits for this (the page's own loading work: `whenSettled`); a restart does not. */
+  startWhen?: () => Promise<void>;
 }
 
 /** What a reader or an embedder should do when Python cannot be loaded at all. */
@@ -88,6 +90,7 @@ export class Engine {
         this.isReady = true;
         this.setStatus({ state: 'ready', loadMs: message.loadMs, from: message.from });
         markReady();
+        keepSnapshotNote(message.from === 'snapshot');
         if (message.from !== 'snapshot') {
           // the snapshot for the next visit (this Python's, or the site's as it came) is stored at the page's first quiet moment
           this.cancelQuiet();
@@ -96,6 +99,7 @@ export class Engine {
       } else if (message.type === 'init-failed') this.startFailed(message.message);
       else if (message.type === 'snapshot-saved') {
         document.documentElement.dataset.snapshot = 'saved'; // the next visit can start warm
+        keepSnapshotNote(true);
       } else if (message.type === 'crashed') this.crashed(`Python crashed (${message.message}); a fresh Python was started, so the next run works`);
       else if (message.type === 'started') this.started(message.id);
       else if (message.type === 'result' && message.id === this.current?.id) {
@@ -114,7 +118,23 @@ export class Engine {
       else this.crashed(`the Python worker crashed${event.message ? `: ${event.message}` : ''}`);
     };
     const init: ToWorker = { type: 'init', indexURL: this.options.indexURL, port: channel.port2, packed: canUnpack(), ...(buffer ? { interrupt: buffer } : {}) };
-    worker.postMessage(init, [channel.port2]);
+    // the worker and its script are made at once; Python starts (init) once the page has settled
+    // (or at once when the reader asks for a run before that)
+    const start = () => worker === this.worker && worker.postMessage(init, [channel.port2]);
+    const startWhen = this.options.startWhen;
+    this.options = { ...this.options, startWhen: undefined };
+    if (!startWhen) return void start();
+    this.held = start;
+    void startWhen().then(() => this.release());
+  }
+
+  /** Python's start, held until the page settles. */
+  private held: (() => void) | null = null;
+
+  private release() {
+    const start = this.held;
+    this.held = null;
+    start?.();
   }
 
   private fail(message: string, load?: { tries: number; url: string }) {
@@ -208,6 +228,7 @@ export class Engine {
 
   run(request: RunRequest): Promise<Trace> {
     if (this.status.state === 'error') return Promise.reject(new Error(this.status.message));
+    this.release(); // a reader waiting for a run: Python starts now, settled or not
     return new Promise((resolve, reject) => {
       this.queue.push({ request, resolve, reject });
       void this.pump();
@@ -237,11 +258,36 @@ const START_BACKSTOP_MS = 30_000;
 
 let shared: Engine | null = null;
 
+/**
+ * A note, in this site's localStorage, that the worker kept Python's memory snapshot for the next
+ * visit (set when it is stored, cleared when a start did not find it). Only a hint: a stale note
+ * makes Python start at once, as it did before pages waited to settle.
+ */
+const SNAPSHOT_NOTE = 'steplight:snapshot-kept';
+function keepSnapshotNote(kept: boolean) {
+  try {
+    if (kept) localStorage.setItem(SNAPSHOT_NOTE, '1');
+    else localStorage.removeItem(SNAPSHOT_NOTE);
+  } catch {
+    // no storage (a sandboxed frame, storage turned off): every visit waits to settle
+  }
+}
+function snapshotNoted(): boolean {
+  try {
+    return localStorage.getItem(SNAPSHOT_NOTE) === '1';
+  } catch {
+    return false;
+  }
+}
+
 /** One engine per page, started as soon as something asks for it. */
 export function pageEngine(indexURL = new URL(`${import.meta.env.BASE_URL}${__PYODIDE_PATH__}`, location.href).href): Engine {
   shared ??= new Engine({
     indexURL,
     makeWorker: () => new Worker(new URL('./worker.ts', import.meta.url), { type: 'module', name: 'steplight-python' }),
+    // a first visit (Python's start is seconds of CPU) waits for the page to settle; a revisit with
+    // a kept snapshot (a start of well under a second) does not wait
+    ...(snapshotNoted() ? {} : { startWhen: whenSettled }),
   });
   return shared;
 }

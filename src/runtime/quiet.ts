@@ -38,3 +38,31 @@ export function whenQuiet(then: () => void, busy: () => boolean, ms = 2000): () 
 // Safari has no requestIdleCallback: a timer stands in for it
 const requestIdle = (f: () => void): number => (typeof requestIdleCallback === 'function' ? requestIdleCallback(f, { timeout: 2000 }) : window.setTimeout(f, 0));
 const cancelIdle = (id: number) => (typeof cancelIdleCallback === 'function' ? cancelIdleCallback(id) : clearTimeout(id));
+
+/**
+ * The page has done its own loading work (module evaluation, hydration, the code panes' editors):
+ * resolves at the first idle period of `idleMs` or more once the document has loaded, and after
+ * `atMostMs` in any case, so a page that stays busy still gets on. Python's start waits for it:
+ * started alongside that work, it took the page's second core, and the page's tasks ran over 50 ms
+ * (1.1 long tasks a cold load beside 0.25-0.5, Python ready no later: start-up is CPU-bound).
+ */
+export function whenSettled(idleMs = 40, atMostMs = 2500): Promise<void> {
+  return new Promise((resolve) => {
+    if (typeof window === 'undefined') return resolve();
+    const by = window.setTimeout(resolve, atMostMs);
+    const done = () => {
+      clearTimeout(by);
+      resolve();
+    };
+    if (typeof requestIdleCallback !== 'function') {
+      // Safari: the load event, then a task
+      if (document.readyState === 'complete') return void window.setTimeout(done);
+      return void window.addEventListener('load', () => window.setTimeout(done), { once: true });
+    }
+    const check = (deadline: IdleDeadline) => {
+      if (document.readyState === 'complete' && deadline.timeRemaining() >= idleMs) done();
+      else requestIdleCallback(check);
+    };
+    requestIdleCallback(check);
+  });
+}
