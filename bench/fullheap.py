@@ -68,15 +68,6 @@ def trace_full_heap(code, namespace, user_root):
     return tracer.steps
 
 
-def forget_modules(root):
-    """Drop the modules whose file is under root, as a run does after itself."""
-    import sys
-
-    for name, module in list(sys.modules.items()):
-        if str(getattr(module, "__file__", None)).startswith(root):
-            del sys.modules[name]
-
-
 def trace_bare(code, namespace, root, name):
     """The floor for a settrace recorder: (event, line) of the target's frames, nothing else."""
     import os

@@ -83,7 +83,8 @@ async function main() {
   const call = (expr: string) => py.runPython(expr, { globals: baselines });
   // before each baseline run the lesson's modules are dropped, as a run drops them: importing them
   // again is the lesson's work, with or without a tracer (a run pays for it, so the baselines do too)
-  const forgetLesson = () => call(`forget_modules(${JSON.stringify(`${root}/`)})`);
+  const purgeModules = py.pyimport('steplight_tracer').purge_modules as (root: string) => void;
+  const forgetLesson = () => purgeModules(`${root}/`);
   const untraced = (callbacks: number) => py.runPython(`import os\nos.chdir(${JSON.stringify(root)})\nexec(compile(${JSON.stringify(harness(callbacks))}, "bench", "exec"), {"__name__": "bench"})`);
   const bare = (callbacks: number) => call(`trace_bare(compile(${JSON.stringify(harness(callbacks))}, ${JSON.stringify(`${root}/harness/bench.py`)}, "exec"), {"__name__": "bench"}, ${JSON.stringify(root)}, "run_hooks")`) as number;
   const fullHeap = (callbacks: number) => call(`trace_full_heap(compile(${JSON.stringify(harness(callbacks))}, ${JSON.stringify(`${root}/harness/bench.py`)}, "exec"), {"__name__": "bench"}, ${JSON.stringify(root)})`) as number;

@@ -53,7 +53,11 @@ export class Engine {
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
   status: EngineStatus = { state: 'loading', phase: 'booting' };
 
+  /** What Python's first start waits for (taken by the first spawn: a restart starts at once). */
+  private startWhen: (() => Promise<void>) | undefined;
+
   constructor(private options: EngineOptions) {
+    this.startWhen = options.startWhen;
     this.spawn();
   }
 
@@ -121,8 +125,8 @@ export class Engine {
     // the worker and its script are made at once; Python starts (init) once the page has settled
     // (or at once when the reader asks for a run before that)
     const start = () => worker === this.worker && worker.postMessage(init, [channel.port2]);
-    const startWhen = this.options.startWhen;
-    this.options = { ...this.options, startWhen: undefined };
+    const startWhen = this.startWhen;
+    this.startWhen = undefined;
     if (!startWhen) return void start();
     this.held = start;
     void startWhen().then(() => this.release());

@@ -49,17 +49,20 @@ const cancelIdle = (id: number) => (typeof cancelIdleCallback === 'function' ? c
 export function whenSettled(idleMs = 40, atMostMs = 2500): Promise<void> {
   return new Promise((resolve) => {
     if (typeof window === 'undefined') return resolve();
-    const by = window.setTimeout(resolve, atMostMs);
+    let settled = false;
     const done = () => {
+      settled = true;
       clearTimeout(by);
       resolve();
     };
+    const by = window.setTimeout(done, atMostMs);
     if (typeof requestIdleCallback !== 'function') {
       // Safari: the load event, then a task
       if (document.readyState === 'complete') return void window.setTimeout(done);
       return void window.addEventListener('load', () => window.setTimeout(done), { once: true });
     }
     const check = (deadline: IdleDeadline) => {
+      if (settled) return; // (at atMostMs): no more idle callbacks on a page that stays busy
       if (document.readyState === 'complete' && deadline.timeRemaining() >= idleMs) done();
       else requestIdleCallback(check);
     };
