@@ -5,18 +5,19 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Engine } from './client';
-import type { ToWorker } from './protocol';
+import type { FromWorker, ToWorker } from './protocol';
 import type { RunRequest } from '../trace/types';
 
 function engineWith(startWhen?: () => Promise<void>) {
   const posted: ToWorker['type'][] = [];
+  const ports: MessagePort[] = [];
   const worker = {
     onerror: null,
-    postMessage: (message: ToWorker) => posted.push(message.type),
+    postMessage: (message: ToWorker) => (posted.push(message.type), message.type === 'init' && ports.push(message.port)),
     terminate: () => {},
   };
   const engine = new Engine({ indexURL: 'http://localhost/pyodide/', makeWorker: () => worker as unknown as Worker, ...(startWhen ? { startWhen } : {}) });
-  return { engine, posted };
+  return { engine, posted, ports };
 }
 
 const request: RunRequest = { root: '/steplight/lessons/x', files: { 'x.py': 'def f():\n    pass\n' }, target: { file: 'x.py', symbol: 'f' }, harness: { file: 'h.py', code: 'from x import f\nf()\n' } };
@@ -55,4 +56,16 @@ describe('when the engine starts Python', () => {
     await tick();
     expect(posted).toEqual([]);
   });
+});
+
+it("marks Python's ready on the page's timeline, once, saying where it started from (bench/browser.ts reads it)", async () => {
+  performance.clearMarks('steplight: python ready');
+  const { engine, ports } = engineWith();
+  expect(performance.getEntriesByName('steplight: python ready')).toEqual([]);
+  const ready = new Promise<void>((resolve) => engine.subscribe((status) => status.state === 'ready' && resolve()));
+  ports[0]!.postMessage({ type: 'ready', loadMs: 12, from: 'site' } satisfies FromWorker);
+  await ready;
+  const marks = performance.getEntriesByName('steplight: python ready') as PerformanceMark[];
+  expect(marks.map((m) => m.detail)).toEqual([{ from: 'site' }]);
+  ports[0]!.close();
 });

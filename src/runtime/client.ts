@@ -94,6 +94,8 @@ export class Engine {
         this.isReady = true;
         this.setStatus({ state: 'ready', loadMs: message.loadMs, from: message.from });
         markReady();
+        // read by bench/browser.ts from a page it attaches to only after the load
+        performance.mark('steplight: python ready', { detail: { from: message.from } });
         keepSnapshotNote(message.from === 'snapshot');
         if (message.from !== 'snapshot') {
           // the snapshot for the next visit (this Python's, or the site's as it came) is stored at the page's first quiet moment
