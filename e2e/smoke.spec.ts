@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect, test, type BrowserContext, type Page, type PlaywrightWorkerArgs } from '@playwright/test';
+import { expect, test, type BrowserContext, type Page, type PlaywrightWorkerArgs, type Request } from '@playwright/test';
 import { action, keepClicking, openLesson, pythonReady, widget } from './helpers';
 import { serveStatic } from './static-server';
 import { cacheControl } from '../vite.config';
@@ -47,9 +47,15 @@ test("a first visit starts Python once the page has loaded and settled, not alon
   const w = widget(page, 'run_hooks');
   await action(w, 'run').click();
   await expect(w).toHaveAttribute('data-status', 'finished');
-  // a revisit with the snapshot kept starts Python at once: before the page's load event
+  // a revisit with the snapshot kept starts Python at once: before the page's load event, which
+  // a held start waits for (here 1.5 s late: an image of the page's is held back)
   await expect(page.locator('html')).toHaveAttribute('data-snapshot', 'saved', { timeout: 30_000 });
-  await page.reload();
+  await page.route('**/held-back.png', async (route) => {
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await route.fulfill({ status: 204 });
+  });
+  await page.addInitScript(() => document.addEventListener('DOMContentLoaded', () => document.body.append(Object.assign(new Image(), { src: '/held-back.png', alt: '' }))));
+  await page.goto(page.url().split('#')[0]!); // not the deep link the run wrote: opening it would run, which starts Python anyway
   await pythonReady(page);
   const again = await times();
   await expect(page.locator('.sl-status').first()).toHaveAttribute('data-engine-start', 'snapshot');
@@ -298,4 +304,18 @@ test('on a connection slower than 4G the first visit does not download the snaps
   await openLesson(page);
   await expect(page.locator('.sl-status').first()).toHaveAttribute('data-engine-start', 'cold');
   expect(asked).toEqual([]);
+});
+
+test("a lesson page announces every script it loads in its head, so none waits for the one that imports it", async ({ page }) => {
+  const scripts: string[] = [];
+  // the page's own (the worker's imports are sent with the worker's script, or Pyodide's, as referrer)
+  const worker = /\/worker-[\w-]+\.js$|\/pyodide\//;
+  const fromPage = (r: Request) => r.resourceType() === 'script' && !worker.test(r.url()) && !worker.test(r.headers()['referer'] ?? '');
+  page.on('request', (r) => void (fromPage(r) && scripts.push(new URL(r.url()).pathname)));
+  await openLesson(page);
+  // as the page came (Vite adds preloads of its own as the page imports, too late to count)
+  const html = await (await page.request.get(page.url())).text();
+  const announced = [...html.matchAll(/<(?:link rel="modulepreload"[^>]* href|script type="module"[^>]* src)="([^"]+)"/g)].map((m) => new URL(m[1]!, page.url()).pathname);
+  expect(scripts.length).toBeGreaterThan(5);
+  expect(scripts.filter((path) => !announced.includes(path))).toEqual([]);
 });

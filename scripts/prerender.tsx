@@ -35,7 +35,9 @@ function preloads(lessonId?: string): string {
     entry.css?.forEach((file) => styles.add(file));
     entry.imports?.forEach(visit);
   };
+  visit('node_modules/react-dom/client.js'); // main.ts imports React DOM, then boot
   visit('src/site/boot.tsx');
+  if (lessonId) visit('src/runtime/client.ts'); // and on a lesson page the engine first
   if (lessonId) visit(`virtual:steplight/lesson/${lessonId}`);
   if (lessonId) visit('node_modules/@codemirror/view/dist/index.js'); // its panes load CodeMirror's view, then
   if (lessonId) visit('src/widget/codeview.ts'); // the code view: fetched now, evaluated when they mount
