@@ -445,7 +445,7 @@ async function main() {
     const longLoad = (kind: 'bare' | 'ours' | 'react') => ({ perLoad: long[kind].map((l) => l.length).join('/'), maxMs: Math.max(0, ...long[kind].flat()) });
     const framesLoad = (kind: 'bare' | 'ours') => ({ perLoad: frames[kind].map((l) => l.length).join('/'), maxBlockingMs: Math.max(0, ...frames[kind].flat()) });
     const unattachedSummary = (kind: 'bare' | 'ours' | 'react') => ({ perLoad: unattached[kind].map((l) => l.length).join('/'), maxMs: Math.max(0, ...unattached[kind].flat()) });
-    const unattachedLong = { coldLoadOurs: unattachedSummary('ours'), coldLoadBare: unattachedSummary('bare'), reactDomOnly: unattachedSummary('react'), longFramesOurs: { perLoad: unattached.oursFrames.map((l) => l.length).join('/'), maxBlockingMs: Math.max(0, ...unattached.oursFrames.flat()) }, readyMs: unattached.readyMs };
+    const unattachedLong = { coldLoadOurs: unattachedSummary('ours'), coldLoadBare: unattachedSummary('bare'), reactDomOnly: unattachedSummary('react'), longFramesOurs: { perLoad: unattached.oursFrames.map((l) => l.length).join('/'), maxBlockingMs: Math.max(0, ...unattached.oursFrames.flat()) }, longFramesBare: { perLoad: unattached.bareFrames.map((l) => l.length).join('/'), maxBlockingMs: Math.max(0, ...unattached.bareFrames.flat()) }, readyMs: unattached.readyMs };
     const longTask = { coldLoadOurs: longLoad('ours'), coldLoadBare: longLoad('bare'), reactDomOnly: longLoad('react'), during20Runs: { count: longInRuns.length, maxMs: Math.max(0, ...longInRuns) }, longFramesOurs: framesLoad('ours'), longFramesBare: framesLoad('bare') };
     const doms = runs.map((r) => r.dom);
     const drawn = runs.map((r) => r.frame);
