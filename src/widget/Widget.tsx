@@ -7,6 +7,8 @@ import * as R from '../replay/replay';
 import { messages, t } from './i18n';
 import { butEngine, connect, createWidgetStore, pointName, type EngineLike, type Initial, type WidgetActions, type WidgetState, type WidgetStore } from './store';
 import { CodePane } from './CodePane';
+import { warmFonts } from './fonts';
+import { whenSettled } from '../runtime/quiet';
 import { ComparePanel, HistoryPanel, PredictPanel } from './Teach';
 import { viewOf } from './view';
 import { ValueView } from './ValueView';
@@ -107,6 +109,9 @@ function WidgetView({ widget, locale, store, linkTo }: WidgetProps & { store: Wi
   const actions = store.getState();
   const steps = ix?.size ?? 0;
   const controls = useRef<HTMLDivElement>(null);
+  const section = useRef<HTMLElement>(null);
+  // the fonts a run shows, made while the page is idle (see fonts.ts)
+  useEffect(() => void whenSettled().then(() => section.current && warmFonts(section.current, locale)), [locale]);
   const coveredTop = useCallback(() => Math.max(0, controls.current?.getBoundingClientRect().bottom ?? 0), []);
 
   const onKeyDown = (event: KeyboardEvent) => {
@@ -126,6 +131,7 @@ function WidgetView({ widget, locale, store, linkTo }: WidgetProps & { store: Wi
 
   return (
     <section
+      ref={section}
       className="sl-widget"
       data-widget={`${widget.lesson}/${widget.id}`}
       aria-label={`${widget.file} · ${widget.symbol}`}
