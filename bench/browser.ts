@@ -422,6 +422,11 @@ async function main() {
         }
         return out;
       }, count);
+    // the widget on screen, as a reader's is when they press Run (a click, or a key on the focused
+    // button, scrolls it there first): clicked off screen, the result's scroll to the current line
+    // moved the page a screen down, and each code pane's editor drew the lines that came into view
+    // in the frame that drew the result
+    await page.evaluate(() => document.querySelector('section[data-widget="s04-hooks/run_hooks"]')!.scrollIntoView({ block: 'start' }));
     const [firstAtReady] = await timeRuns(1); // clicked the moment Python is ready
     // sealing the worker's JavaScript (realm.ts), once per page, which a run pressed at ready waits for
     const python = page.workers().find((w) => /worker/.test(w.url()));

@@ -4,6 +4,7 @@
  */
 import { resolve } from 'node:path';
 import { expect, test } from '@playwright/test';
+import { openValues } from './helpers';
 import { serveStatic, type StaticSite } from './static-server';
 
 const DIST = resolve(process.env.STEPLIGHT_OUT ?? 'dist-e2e');
@@ -38,6 +39,7 @@ test('embeds from a sub-path without a rebuild, with no isolation headers, unhar
   expect(await page.evaluate(() => globalThis.crossOriginIsolated)).toBe(false);
   await w.locator('[data-action="run"]').click();
   await expect(w).toHaveAttribute('data-status', 'finished');
+  await openValues(w.locator('[data-outcome]'));
   await expect(w.locator('[data-outcome]')).toContainText('run_main is switched off');
   // every file came from under the sub-path, none was missing
   const notFound = site.requests.filter((p) => !p.startsWith('/static/blog/steplight/') && p !== '/posts/hooks.html' && p !== '/favicon.ico');

@@ -62,3 +62,18 @@ export async function keepClicking(page: Page): Promise<() => Promise<void>> {
   });
   return () => page.evaluate(() => clearInterval((window as unknown as { clicking: number }).clicking));
 }
+
+/**
+ * Open every value (a container's or object's <details>) in `scope`, level by level, as a reader
+ * does to read one whole: a closed value's items are made only once it is opened.
+ */
+export async function openValues(scope: Locator) {
+  const closed = scope.locator('details.sl-value:not([open]) > summary');
+  for (let k = 0; k < 300 && (await closed.count()) > 0; k++) await closed.first().click();
+}
+
+/** The text of `scope` with every value in it opened. */
+export async function valueText(scope: Locator): Promise<string> {
+  await openValues(scope);
+  return (await scope.textContent()) ?? '';
+}

@@ -1,5 +1,5 @@
 import { expect, test, type Locator, type Page } from '@playwright/test';
-import { keepClicking, pythonReady } from './helpers';
+import { keepClicking, pythonReady, openValues, valueText } from './helpers';
 
 const PAGE = 'en/lessons/x-hostile/';
 const hostile = (page: Page, id: string) => page.locator(`section[data-widget="x-hostile/${id}"]`);
@@ -28,12 +28,21 @@ async function nextRunWorks(page: Page) {
   const calm = hostile(page, 'values');
   await calm.locator('[data-action="run"]').click();
   await expect(calm).toHaveAttribute('data-status', 'finished', { timeout: 60_000 });
+  await openValues(calm.locator('[data-outcome]'));
   await expect(calm.locator('[data-outcome]')).toContainText('11000000');
 }
 
 /** Run, from the keyboard: no pointer coordinates, so a layout shift elsewhere cannot swallow it. */
 async function run(w: Locator) {
   await w.locator('[data-action="run"]').press('Enter');
+}
+
+/** Run, and wait until the widget shows this run's result (not the one before it, still finished). */
+async function runToEnd(w: Locator) {
+  const runs = (await w.getAttribute('data-runs')) ?? '0';
+  await run(w);
+  await expect(w).not.toHaveAttribute('data-runs', runs, { timeout: 30_000 });
+  await expect(w).toHaveAttribute('data-status', 'finished');
 }
 
 test.describe('hostile lesson code', () => {
@@ -127,8 +136,8 @@ test.describe('hostile lesson code', () => {
     await run(w);
     await expect(w).toHaveAttribute('data-status', 'finished');
     await expect(w.locator('.sl-stdout')).toContainText('<script>window.__xss=2</script>');
+    await openValues(w.locator('[data-outcome]'));
     await expect(w.locator('[data-outcome]')).toContainText('<img src=x onerror');
-    await w.locator('[data-outcome] summary').first().click();
     await expect(w.locator('[data-outcome]')).toContainText('<b>key</b>');
     expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
     expect(await w.locator('img, script, b').count()).toBe(0);
@@ -172,6 +181,7 @@ test('lesson code cannot spoil the memory snapshot the next visit starts from', 
   await run(w);
   await expect(w).toHaveAttribute('data-status', 'finished', { timeout: 30_000 });
   const outcome = w.locator('[data-outcome]');
+  await openValues(outcome);
   // no way to the storage, and the prototypes the write goes through cannot be patched: the
   // worker's JavaScript is sealed before lessons run (realm.ts; were it not, the worker writes
   // with methods it bound at start-up)
@@ -197,6 +207,7 @@ test.describe('lesson code cannot reach the page, the network or the next run', 
     await run(w);
     await expect(w).toHaveAttribute('data-status', 'finished', { timeout: 30_000 });
     const outcome = w.locator('[data-outcome]');
+    await openValues(outcome);
     for (const text of ['js: ImportError', 'pyodide.http: ImportError', 'pyodide_js: ImportError', 'postMessage: blocked', 'fetch: blocked', 'XMLHttpRequest: blocked', 'WebSocket: blocked', 'importScripts: blocked']) await expect(outcome).toContainText(text);
     await expect(w.locator('.sl-stdout')).not.toContainText('FORGED');
     await expect(w).not.toHaveAttribute('data-steps', '0');
@@ -206,27 +217,23 @@ test.describe('lesson code cannot reach the page, the network or the next run', 
 
   test('what one widget patches or writes is gone for the next widget\'s run', async ({ page }) => {
     const ordinary = hostile(page, 'ordinary');
-    await run(ordinary);
-    await expect(ordinary).toHaveAttribute('data-status', 'finished', { timeout: 30_000 });
-    const before = await ordinary.locator('[data-outcome]').textContent();
+    await runToEnd(ordinary);
+    const before = await valueText(ordinary.locator('[data-outcome]'));
     expect(before).toContain('[1, 2, 3]');
     const taint = hostile(page, 'taint');
     await run(taint);
     await expect(taint).toHaveAttribute('data-status', 'finished', { timeout: 30_000 });
-    await run(ordinary);
-    await expect(ordinary).toHaveAttribute('data-status', 'finished', { timeout: 30_000 });
-    expect(await ordinary.locator('[data-outcome]').textContent()).toBe(before);
+    await runToEnd(ordinary);
+    expect(await valueText(ordinary.locator('[data-outcome]'))).toBe(before);
   });
 
   test('lesson code cannot change the JavaScript that carries its own and the next runs\' results', async ({ page }) => {
     const ordinary = hostile(page, 'ordinary');
-    await run(ordinary);
-    await expect(ordinary).toHaveAttribute('data-status', 'finished', { timeout: 30_000 });
-    const before = await ordinary.locator('[data-outcome]').textContent();
+    await runToEnd(ordinary);
+    const before = await valueText(ordinary.locator('[data-outcome]'));
     const ordinaryAgain = async () => {
-      await run(ordinary);
-      await expect(ordinary).toHaveAttribute('data-status', 'finished', { timeout: 30_000 });
-      expect(await ordinary.locator('[data-outcome]').textContent()).toBe(before);
+      await runToEnd(ordinary);
+      expect(await valueText(ordinary.locator('[data-outcome]'))).toBe(before);
       await expect(ordinary.locator('.sl-stdout')).not.toContainText('FORGED');
     };
     // one quiet replacement (%TypedArray%.prototype.slice, which Pyodide copies results out with):
@@ -234,6 +241,7 @@ test.describe('lesson code cannot reach the page, the network or the next run', 
     const forge = hostile(page, 'forge');
     await run(forge);
     await expect(forge).toHaveAttribute('data-status', 'finished', { timeout: 30_000 });
+    await openValues(forge.locator('[data-outcome]'));
     await expect(forge.locator('[data-outcome]')).toContainText('TypedArray slice: TypeError');
     await expect(forge.locator('.sl-stdout')).not.toContainText('FORGED');
     await ordinaryAgain();
@@ -243,6 +251,7 @@ test.describe('lesson code cannot reach the page, the network or the next run', 
     await run(w);
     await expect(w).toHaveAttribute('data-status', 'finished', { timeout: 30_000 });
     const outcome = w.locator('[data-outcome]');
+    await openValues(outcome);
     for (const what of ['TypedArray slice', 'Uint8Array slice', 'TextDecoder decode', 'JSON parse', 'global TextDecoder', 'global Uint8Array', 'Pyodide API', 'Pyodide module', 'heap view', 'heap views', 'file system', 'file nodes']) {
       await expect(outcome).toContainText(`${what}: TypeError`);
     }
@@ -271,6 +280,7 @@ for (const start of ['site', 'cold'] as const) {
       await run(w);
       await expect(w).toHaveAttribute('data-status', 'finished', { timeout: 30_000 });
       // Emscripten names a zone by its offset; the epoch was 08:00 in Shanghai
+      await openValues(w.locator('[data-outcome]'));
       await expect(w.locator('[data-outcome]')).toContainText(/-28800.*-28800.*UTC\+0800.*UTC\+0800 \+0800/s);
     } finally {
       await context.close();

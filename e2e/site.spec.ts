@@ -1,7 +1,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test } from '@playwright/test';
 import { readFileSync } from 'node:fs';
-import { action, at, gutterNumber, HOOKS, lineOf, openLesson, widget } from './helpers';
+import { action, at, gutterNumber, HOOKS, lineOf, openLesson, widget, openValues } from './helpers';
 
 const CALLBACK = lineOf('core/runtime.py', 'answer = callback(view)');
 
@@ -110,6 +110,7 @@ test('the custom element embeds a widget; a wrong attribute gives a clear messag
   await expect(w.locator('.sl-status')).toHaveAttribute('data-engine', 'ready', { timeout: 60_000 });
   await w.locator('[data-action="run"]').click();
   await expect(w).toHaveAttribute('data-status', 'finished');
+  await openValues(w.locator('[data-outcome]'));
   await expect(w.locator('[data-outcome]')).toContainText('run_main is switched off');
   await expect(page.locator('steplight-widget').nth(1).locator('[role="alert"]')).toContainText('no widget "s04-hooks/no_such_widget"');
 });

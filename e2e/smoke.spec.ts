@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test, type BrowserContext, type Page, type PlaywrightWorkerArgs, type Request } from '@playwright/test';
-import { action, keepClicking, openLesson, pythonReady, widget } from './helpers';
+import { action, keepClicking, openLesson, pythonReady, widget, openValues, valueText } from './helpers';
 import { serveStatic } from './static-server';
 import { cacheControl } from '../vite.config';
 
@@ -18,6 +18,7 @@ test('the page loads, the Python worker gets ready from the same origin, and a t
   const steps = Number(await w.getAttribute('data-steps'));
   expect(steps).toBeGreaterThan(10);
   await expect(w.locator('[data-panel="output"]')).toContainText('callbacks that ran: note_call, check_program');
+  await openValues(w.locator('[data-outcome]'));
   await expect(w.locator('[data-outcome]')).toContainText('blocked');
   expect(requests.some((u) => /\/pyodide\/\d+\.\d+\.\d+\/pyodide\.asm\.wasm$/.test(u))).toBe(true);
   const origin = new URL(page.url()).origin;
@@ -174,6 +175,7 @@ test('a revisit starts Python from the cached memory snapshot without asking for
   await w.locator('input[type="radio"][value="post_error"]').check();
   await action(w, 'run').click();
   await expect(w).toHaveAttribute('data-status', 'finished');
+  await openValues(w.locator('[data-outcome]'));
   await expect(w.locator('[data-outcome]')).toContainText('crash_after raised RuntimeError: observer crashed');
 });
 
@@ -237,7 +239,7 @@ async function runEveryScenario(page: Page): Promise<string[]> {
       await scenario.check();
       await action(w, 'run').click();
       await expect(w).toHaveAttribute('data-status', /^(finished|error)$/);
-      const text = async (selector: string) => ((await w.locator(selector).count()) ? await w.locator(selector).first().textContent() : '');
+      const text = async (selector: string) => ((await w.locator(selector).count()) ? await valueText(w.locator(selector).first()) : '');
       shown.push([await w.getAttribute('data-widget'), await scenario.getAttribute('value'), await w.getAttribute('data-status'), await w.getAttribute('data-steps'), await text('[data-outcome]'), await text('[data-panel="output"]')].join(' | '));
     }
   }

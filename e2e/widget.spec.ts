@@ -1,5 +1,5 @@
 import { expect, test, type Locator, type Page } from '@playwright/test';
-import { action, at, gutterNumber, holdPythonBack, HOOKS, lineOf, openLesson, pythonReady, widget } from './helpers';
+import { action, at, gutterNumber, holdPythonBack, HOOKS, lineOf, openLesson, pythonReady, widget, openValues } from './helpers';
 
 const CALLBACK = lineOf('core/runtime.py', 'answer = callback(view)');
 const FIRST = lineOf('core/runtime.py', 'def run_hooks(hooks, event, payload):');
@@ -41,6 +41,7 @@ test.describe('run_hooks widget', () => {
     await expect(w.locator('[data-var="callback"]')).toContainText('deny_run_main');
     await action(w, 'continue').click();
     await expect(w).toHaveAttribute('data-status', 'finished');
+    await openValues(w.locator('[data-outcome]'));
     await expect(w.locator('[data-outcome]')).toContainText('run_main is switched off in this demo');
     await expect(w.locator('[data-panel="output"]')).toContainText('callbacks that ran: deny_run_main');
   });
@@ -244,6 +245,7 @@ test('the article\'s facts hold in the widgets (zh)', async ({ page }) => {
   await gutterNumber(hooked, lineOf('core/runtime.py', 'after = run_hooks(hooks, "after", {"call": call, "result": result})')).click();
   await action(hooked, 'debug').click();
   await expect(hooked).toHaveAttribute('data-status', 'paused');
+  await openValues(hooked.locator('[data-var="result"]'));
   await expect(hooked.locator('[data-var="result"]')).toContainText('42');
   await expect(hooked.locator('[data-var="call"]')).toContainText("'run_1'");
   await expect(hooked.locator('[data-var="call"]')).toContainText("'run_main'");
@@ -252,6 +254,7 @@ test('the article\'s facts hold in the widgets (zh)', async ({ page }) => {
   await action(hooked, 'run').click();
   await expect(hooked).toHaveAttribute('data-status', 'finished');
   const outcome = hooked.locator('[data-outcome]');
+  await openValues(outcome);
   await expect(outcome).toContainText('exit code 0\\n42');
   await expect(outcome).toContainText("'run_1'");
   await expect(outcome).not.toContainText('forged_1');
@@ -261,6 +264,7 @@ test('the article\'s facts hold in the widgets (zh)', async ({ page }) => {
   await audit.getByRole('radio', { name: '登记未执行' }).check();
   await action(audit, 'run').click();
   await expect(audit).toHaveAttribute('data-status', 'finished');
+  await openValues(audit.locator('[data-outcome]'));
   await expect(audit.locator('[data-outcome]')).toContainText('not executed: maintenance window');
 });
 
@@ -451,11 +455,15 @@ test('the English page: the same frame and facts in English', async ({ page }) =
   await hooked.getByRole('radio', { name: 'Hooks edit their copies' }).check();
   await action(hooked, 'run').click();
   await expect(hooked).toHaveAttribute('data-status', 'finished');
+  await openValues(hooked.locator('[data-outcome]'));
   await expect(hooked.locator('[data-outcome]')).toContainText('exit code 0\\n42');
+  await openValues(hooked.locator('[data-outcome]'));
   await expect(hooked.locator('[data-outcome]')).not.toContainText('forged_1');
   await expect(hooked.locator('[data-panel="diagram"] li[data-state="visited"]')).toHaveCount(3);
   const audit = widget(page, 'audit_event');
   await audit.getByRole('radio', { name: 'Record a call that did not run' }).check();
   await action(audit, 'run').click();
+  await expect(audit).toHaveAttribute('data-status', 'finished');
+  await openValues(audit.locator('[data-outcome]'));
   await expect(audit.locator('[data-outcome]')).toContainText('not executed: maintenance window');
 });
