@@ -94,3 +94,46 @@ def trace_bare(code, namespace, root, name):
         sys.settrace(None)
         sys.path.remove(root)
     return len(steps)
+
+
+def trace_bare_monitoring(code, namespace, root, name):
+    """The same floor with sys.monitoring (PEP 669) instead of settrace: (event, line) of the
+    target's frames, with LINE and PY_RETURN switched on only for the target's code object, so the
+    interpreter reports nothing of the frames that are not traced. The steps it records are
+    settrace's for this workload (the bench prints both counts)."""
+    import os
+    import sys
+
+    monitoring = sys.monitoring
+    events = monitoring.events
+    tool = next(t for t in range(5, -1, -1) if monitoring.get_tool(t) is None)
+    monitoring.use_tool_id(tool, "bench")
+    steps = []
+    getframe = sys._getframe
+
+    def start(code, offset):
+        if code.co_name == name and code.co_filename.startswith(root):
+            monitoring.set_local_events(tool, code, events.LINE | events.PY_RETURN)
+            steps.append(("call", getframe(1).f_lineno))
+            return None
+        return monitoring.DISABLE
+
+    def line(code, number):
+        steps.append(("line", number))
+
+    def returned(code, offset, value):
+        steps.append(("return", getframe(1).f_lineno))
+
+    monitoring.register_callback(tool, events.PY_START, start)
+    monitoring.register_callback(tool, events.LINE, line)
+    monitoring.register_callback(tool, events.PY_RETURN, returned)
+    os.chdir(root)
+    sys.path.insert(0, root)
+    monitoring.set_events(tool, events.PY_START)
+    try:
+        exec(code, namespace)
+    finally:
+        monitoring.set_events(tool, 0)
+        monitoring.free_tool_id(tool)
+        sys.path.remove(root)
+    return len(steps)
