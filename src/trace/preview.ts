@@ -45,21 +45,44 @@ export function clip(s: string, budget: number): string {
   return `${s.slice(0, cut).trimEnd()}…`;
 }
 
+/**
+ * Items joined by ", " between `open` and `close`, built only as far as a cut to `budget` reads:
+ * clip() reads the first `budget` characters and whether there are more, so the rest of a big
+ * value (a list of 50 dicts, each previewed in turn) is never built.
+ */
+function joined(open: string, parts: Iterable<string>, tail: string, close: string, budget: number): string {
+  let text = open;
+  let first = true;
+  for (const part of parts) {
+    text += first ? part : `, ${part}`;
+    first = false;
+    if (text.length > budget) return text;
+  }
+  return `${text}${tail}${close}`;
+}
+
+function* map<T>(items: T[], f: (item: T) => string) {
+  for (const item of items) yield f(item);
+}
+
 /** A one-line preview, for summaries. */
 export function preview(value: Value, budget = 60): string {
   const s = scalar(value);
   if (s !== null) return clip(s, budget);
   switch (value.t) {
     case 'dict': {
-      const text = `{${(value.entries ?? []).map(([k, v]) => `${preview(k, 20)}: ${preview(v, 20)}`).join(', ')}${value.more || (value.entries?.length ?? 0) < value.len ? ', …' : ''}}`;
-      return clip(text, budget);
+      const entries = value.entries ?? [];
+      const tail = value.more || entries.length < value.len ? ', …' : '';
+      return clip(joined('{', map(entries, ([k, v]) => `${preview(k, 20)}: ${preview(v, 20)}`), tail, '}', budget), budget);
     }
     case 'list':
     case 'tuple':
     case 'set':
     case 'frozenset': {
       const [open, close] = value.t === 'list' ? ['[', ']'] : value.t === 'tuple' ? ['(', ')'] : ['{', '}'];
-      return clip(`${open}${(value.items ?? []).map((v) => preview(v, 20)).join(', ')}${value.more || (value.items?.length ?? 0) < value.len ? ', …' : ''}${close}`, budget);
+      const items = value.items ?? [];
+      const tail = value.more || items.length < value.len ? ', …' : '';
+      return clip(joined(open, map(items, (v) => preview(v, 20)), tail, close, budget), budget);
     }
     case 'ref':
       return `↺ ${ident(value.id)}`;
