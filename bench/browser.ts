@@ -43,7 +43,7 @@ function reactOnlyPage(out: string) {
 }
 
 /** Main-thread tasks over 50 ms (Chromium's longtask entries), from the page's first script on. */
-const LONG_TASKS = `window.__long = []; new PerformanceObserver((list) => { for (const e of list.getEntries()) window.__long.push(Math.round(e.duration)); }).observe({ type: 'longtask', buffered: true });`;
+const LONG_TASKS = `window.__long = []; new PerformanceObserver((list) => { for (const e of list.getEntries()) window.__long.push([e.startTime, Math.round(e.duration)]); }).observe({ type: 'longtask', buffered: true });`;
 /**
  * Long animation frames (> 50 ms) from the page's first script on, as the time they blocked input:
  * the longtask entries above leave out a frame's own style and layout (the article's first
@@ -51,10 +51,8 @@ const LONG_TASKS = `window.__long = []; new PerformanceObserver((list) => { for 
  */
 const LONG_FRAMES = `window.__frames = []; new PerformanceObserver((list) => { for (const e of list.getEntries()) if (e.duration > 50) window.__frames.push(Math.round(e.blockingDuration)); }).observe({ type: 'long-animation-frame', buffered: true });`;
 const longFrames = (page: Page) => page.evaluate(() => (window as unknown as { __frames: number[] }).__frames.splice(0));
-const longTasks = (page: Page) => page.evaluate(() => (window as unknown as { __long: number[] }).__long.splice(0));
-/** Long tasks with their start (ms on the page's timeline): the runs' page counts those from Python's ready on. */
-const TIMED_LONG_TASKS = `window.__timedLong = []; new PerformanceObserver((list) => { for (const e of list.getEntries()) window.__timedLong.push([e.startTime, Math.round(e.duration)]); }).observe({ type: 'longtask', buffered: true });`;
-const longTasksFrom = (page: Page, from: number) => page.evaluate((from) => (window as unknown as { __timedLong: [number, number][] }).__timedLong.filter(([t]) => t >= from).map(([, d]) => d), from);
+/** The long tasks' durations (ms) so far, those that began at `from` (the page's timeline) or later; and forget them. */
+const longTasks = (page: Page, from = 0) => page.evaluate((from) => (window as unknown as { __long: [number, number][] }).__long.splice(0).filter(([t]) => t >= from).map(([, d]) => d), from);
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
@@ -390,7 +388,7 @@ async function main() {
     const throttled = await attempt('throttled cold starts', () => throttledStarts(browser));
     // Run after ready
     const page = await browser.newPage();
-    await page.addInitScript(TIMED_LONG_TASKS);
+    await page.addInitScript(LONG_TASKS);
     await page.goto(`${ORIGIN}/en/lessons/s04-hooks/`);
     await oursReady(page);
     const readyMark = (await oursReadyMark(page)) ?? 0;
@@ -435,7 +433,7 @@ async function main() {
     const runs = await timeRuns(20);
     // every long task from Python's ready on: the first run (clicked at ready, the page's first:
     // until 2026-12-07 its tasks were dropped with the load's), the second between, the 20 runs
-    const longInRuns = await longTasksFrom(page, readyMark);
+    const longInRuns = await longTasks(page, readyMark);
     await page.close();
     const latency = [...((await attempt('step latency, 1k steps', () => stepLatency(browser, 'n1k'))) ?? []), ...((await attempt('step latency, 100k steps', () => stepLatency(browser, 'n100k'))) ?? [])];
 

@@ -86,8 +86,10 @@ async function main() {
   const purgeModules = py.pyimport('steplight_tracer').purge_modules as (root: string) => void;
   const forgetLesson = () => purgeModules(`${root}/`);
   const untraced = (callbacks: number) => py.runPython(`import os\nos.chdir(${JSON.stringify(root)})\nexec(compile(${JSON.stringify(harness(callbacks))}, "bench", "exec"), {"__name__": "bench"})`);
-  const bare = (callbacks: number) => call(`trace_bare(compile(${JSON.stringify(harness(callbacks))}, ${JSON.stringify(`${root}/harness/bench.py`)}, "exec"), {"__name__": "bench"}, ${JSON.stringify(root)}, "run_hooks")`) as number;
-  const bareMonitoring = (callbacks: number) => call(`trace_bare_monitoring(compile(${JSON.stringify(harness(callbacks))}, ${JSON.stringify(`${root}/harness/bench.py`)}, "exec"), {"__name__": "bench"}, ${JSON.stringify(root)}, "run_hooks")`) as number;
+  // the floors: (event, line) of the target's frames recorded with settrace, or with sys.monitoring
+  const bareWith = (recorder: 'trace_bare' | 'trace_bare_monitoring') => (callbacks: number) => call(`${recorder}(compile(${JSON.stringify(harness(callbacks))}, ${JSON.stringify(`${root}/harness/bench.py`)}, "exec"), {"__name__": "bench"}, ${JSON.stringify(root)}, "run_hooks")`) as number;
+  const bare = bareWith('trace_bare');
+  const bareMonitoring = bareWith('trace_bare_monitoring');
   const fullHeap = (callbacks: number) => call(`trace_full_heap(compile(${JSON.stringify(harness(callbacks))}, ${JSON.stringify(`${root}/harness/bench.py`)}, "exec"), {"__name__": "bench"}, ${JSON.stringify(root)})`) as number;
 
   const tracer: Record<string, unknown>[] = [];
@@ -119,10 +121,11 @@ async function main() {
     const monitoredMs = best(reps, () => (monitoredSteps = bareMonitoring(callbacks)), forgetLesson);
     const perStep = (ms: number) => +(((ms - plain) * 1000) / steps).toFixed(2);
     const usPerStep = perStep(traced);
-    const bareUs = ((bareMs - plain) * 1000) / bareSteps;
+    const perBareStep = (ms: number, n: number) => ((ms - plain) * 1000) / n;
+    const bareUs = perBareStep(bareMs, bareSteps);
     tracer.push({
       steps, tracedMs: +traced.toFixed(1), untracedMs: +plain.toFixed(1), lessonImportMs: +(plain - plainImported).toFixed(1), usPerStep, ratioToUntraced: +(traced / plain).toFixed(1), bareUsPerStep: +bareUs.toFixed(2), ratioToBare: +(usPerStep / bareUs).toFixed(1),
-      bareMonitoringUsPerStep: +(((monitoredMs - plain) * 1000) / monitoredSteps).toFixed(2), bareSteps, bareMonitoringSteps: monitoredSteps,
+      bareMonitoringUsPerStep: +perBareStep(monitoredMs, monitoredSteps).toFixed(2), bareSteps, bareMonitoringSteps: monitoredSteps,
       pythonRecorderUsPerStep: perStep(pythonOnly),
       jsonToNodeUsPerStep: perStep(hostJson),
       wire: { packedBytesPerStep: +(packed.byteLength / steps).toFixed(1), jsonBytesPerStep: +(json / steps).toFixed(1), unpackMs: +unpackMs.toFixed(1) },

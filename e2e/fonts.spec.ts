@@ -1,5 +1,5 @@
-import { expect, test, type Locator, type Page } from '@playwright/test';
-import { HOOKS, openLesson, widget } from './helpers';
+import { expect, test, type Page } from '@playwright/test';
+import { action, HOOKS, openLesson, widget } from './helpers';
 
 /**
  * The text a widget shows once it runs is in fonts ("strikes": family, size, weight, style) the
@@ -22,8 +22,6 @@ const strikes = (page: Page) =>
     for (const el of document.querySelectorAll('summary')) if (el.getClientRects().length) found[key(getComputedStyle(el, '::marker'))] ??= `summary::marker "${el.textContent!.slice(0, 24)}"`;
     return found;
   });
-
-const action = (w: Locator, name: string) => w.locator(`[data-action="${name}"]`);
 
 for (const lang of ['en', 'zh']) {
   test(`${lang}: what runs, debug sessions and the panels show is in fonts the page made before the first run`, async ({ page }) => {

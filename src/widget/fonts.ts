@@ -41,7 +41,7 @@ const SPECIMENS = [
 ];
 
 /** Latin, digits and the widget's symbols; and CJK on a Chinese page (its fallback font's strikes). */
-export const sampleText = (lang: string) => `Aa0 = ×⟲↺…→◀·≥${lang.startsWith('zh') ? ' 变量运行' : ''}`;
+const sampleText = (lang: string) => `Aa0 = ×⟲↺…→◀·≥${lang.startsWith('zh') ? ' 变量运行' : ''}`;
 
 let warmed = false;
 
