@@ -224,6 +224,27 @@ left = [t.DUMP(v) is None for v in others]
     expect(result[1].every(Boolean)).toBe(true);
   });
 
+  it('writes an object met again as it wrote it the first time, and still leaves too deep a nesting to json_dumps', () => {
+    runner.clean();
+    const result = py.runPython(`
+import steplight_tracer as t
+word, pair = "shared", {"t": "str", "v": "shared"}
+chain = []
+for _ in range(150):
+    chain = [chain]
+shallow = {"a": [word, pair, word, pair, [pair, (pair,)]], word: pair, "chain": chain}
+deep = [chain, [[[[[[[[[[chain]]]]]]]]]], {"x": [[chain] * 3] * 2}]
+deeper = [chain]
+for _ in range(60):
+    deeper = [deeper, chain]  # the chain first written at depth 61 after it fits at 1
+same = [t.DUMP(v) == t.json_dumps(v, True) for v in (shallow, deep, [shallow] * 5, {"k": [pair] * 4000})]
+(same, t.DUMP([chain, deeper]) is None, t.DUMP([deeper, chain]) is None)
+`).toJs() as [boolean[], boolean, boolean];
+    expect(result[0]).toEqual([true, true, true, true]);
+    expect(result[1]).toBe(true); // 61 + 150 levels: json_dumps's to write, though the chain was written whole just before
+    expect(result[2]).toBe(true);
+  });
+
   it('falls back to json_dumps, which writes or refuses what it always did', () => {
     runner.clean();
     const out = py.runPython(`

@@ -86,6 +86,8 @@ extern PyObject *PyObject_Repr(PyObject *);
 extern double PyFloat_AsDouble(PyObject *);
 extern void *PyMem_RawRealloc(void *, unsigned long);
 extern void PyMem_RawFree(void *);
+extern void *PyMem_RawCalloc(unsigned long, unsigned long);
+extern void *memcpy(void *, const void *, unsigned long);
 extern PyObject *PyErr_NoMemory(void);
 extern PyObject _Py_NoneStruct, _Py_TrueStruct;
 extern PyObject PyDict_Type, PyList_Type, PyTuple_Type, PySet_Type, PyFrozenSet_Type, PyFrame_Type, PyLong_Type, PyBool_Type, PyUnicode_Type, PyFunction_Type, PyFloat_Type;
@@ -657,10 +659,24 @@ static PyObject *global_trace(PyObject *state, PyObject *const *args, Py_ssize_t
  * tracer writes the trace with json_dumps instead (which writes or refuses it as it always did).
  */
 typedef struct {
+  PyObject *value; /* a str, dict, list or tuple written before, at data[at:at + n] */
+  unsigned long at, n;
+  int height; /* how deep it nests (0 for a str): written again at depth d only if d + height <= 200 */
+} Written;
+
+enum { WRITTEN_BITS = 14 };
+
+typedef struct {
   char *data;
   unsigned long size, cap;
   Py_UCS4 *chars; /* a string's characters, copied out of it */
   Py_ssize_t chars_cap;
+  /*
+   * What was written, by object (a direct-mapped cache; a newer object takes an older one's slot).
+   * A trace shares objects (dict keys, the encoding of a str), and nothing runs while it is
+   * written, so an object written again is the same text: it is copied from where it was written.
+   */
+  Written *written;
 } Json;
 enum { JSON_FAILED = 0, JSON_OK = 1, JSON_OTHER = -1 };
 
@@ -740,9 +756,32 @@ static int json_repr(Json *out, PyObject *number) {
   return JSON_OK;
 }
 
-static int json_value(Json *out, PyObject *value, int depth) {
+static int json_fresh(Json *out, PyObject *value, int depth, int *height);
+
+/* Writes the value at `depth`; *height is how deep it nests. Objects written before are copied. */
+static int json_value(Json *out, PyObject *value, int depth, int *height) {
   PyObject *kind = TYPE(value);
+  *height = 0;
   if (depth > 200) return JSON_OTHER; /* deeper than any trace: json_dumps says what it is */
+  if (kind != &PyUnicode_Type && kind != &PyDict_Type && kind != &PyList_Type && kind != &PyTuple_Type) return json_fresh(out, value, depth, height);
+  unsigned long slot = (unsigned long)(((unsigned long)value >> 3) * 2654435761u) >> (32 - WRITTEN_BITS);
+  Written *seen = out->written ? out->written + (slot & ((1u << WRITTEN_BITS) - 1)) : 0;
+  if (seen && seen->value == value && depth + seen->height <= 200) {
+    if (!room(out, seen->n)) return JSON_FAILED;
+    memcpy(out->data + out->size, out->data + seen->at, seen->n);
+    out->size += seen->n;
+    *height = seen->height;
+    return JSON_OK;
+  }
+  unsigned long at = out->size;
+  int done = json_fresh(out, value, depth, height);
+  if (done == JSON_OK && seen) *seen = (Written){value, at, out->size - at, *height};
+  return done;
+}
+
+static int json_fresh(Json *out, PyObject *value, int depth, int *height) {
+  PyObject *kind = TYPE(value);
+  int inner = 0;
   if (value == None) return raw(out, "null", 4);
   if (value == &_Py_TrueStruct) return raw(out, "true", 4);
   if (kind == &PyBool_Type) return raw(out, "false", 5);
@@ -770,19 +809,23 @@ static int json_value(Json *out, PyObject *value, int depth) {
     if (!raw(out, "{", 1)) return JSON_FAILED;
     while (PyDict_Next(value, &pos, &key, &item)) {
       if (TYPE(key) != &PyUnicode_Type) return JSON_OTHER;
-      if ((!first && !raw(out, ",", 1)) || json_str(out, key) != JSON_OK || !raw(out, ":", 1)) return JSON_FAILED;
-      if ((done = json_value(out, item, depth + 1)) != JSON_OK) return done;
+      if ((!first && !raw(out, ",", 1)) || json_value(out, key, depth, &inner) != JSON_OK || !raw(out, ":", 1)) return JSON_FAILED;
+      if ((done = json_value(out, item, depth + 1, &inner)) != JSON_OK) return done;
+      if (inner + 1 > *height) *height = inner + 1;
       first = 0;
     }
+    if (first) *height = 1;
     return raw(out, "}", 1);
   }
   if (kind == &PyList_Type || kind == &PyTuple_Type) {
     int is_list = kind == &PyList_Type, done;
     Py_ssize_t n = is_list ? PyList_Size(value) : PyTuple_Size(value);
     if (!raw(out, "[", 1)) return JSON_FAILED;
+    *height = 1;
     for (Py_ssize_t i = 0; i < n; i++) {
       if (i && !raw(out, ",", 1)) return JSON_FAILED;
-      if ((done = json_value(out, is_list ? PyList_GetItem(value, i) : PyTuple_GetItem(value, i), depth + 1)) != JSON_OK) return done;
+      if ((done = json_value(out, is_list ? PyList_GetItem(value, i) : PyTuple_GetItem(value, i), depth + 1, &inner)) != JSON_OK) return done;
+      if (inner + 1 > *height) *height = inner + 1;
     }
     return raw(out, "]", 1);
   }
@@ -791,11 +834,12 @@ static int json_value(Json *out, PyObject *value, int depth) {
 
 /* The value as JSON text (a str), None when it holds what only json_dumps writes, NULL on error. */
 PyObject *dump(PyObject *value) {
-  Json out = {0, 0, 0, 0, 0};
-  int done = json_value(&out, value, 0);
+  Json out = {0, 0, 0, 0, 0, PyMem_RawCalloc(1u << WRITTEN_BITS, sizeof(Written))};
+  int height, done = json_value(&out, value, 0, &height);
   PyObject *result = done == JSON_OK ? PyUnicode_FromStringAndSize(out.data ? out.data : "", (Py_ssize_t)out.size) : done == JSON_OTHER ? ref_to(None) : 0;
   PyMem_RawFree(out.data);
   PyMem_RawFree(out.chars);
+  PyMem_RawFree(out.written);
   return result;
 }
 
