@@ -178,6 +178,138 @@ describe('the C fast path', () => {
 });
 
 /**
+ * Lesson code that does what the C side's sys.monitoring callbacks must copy from sys.settrace, or
+ * hand over to it: generators (resume, throw, close), exceptions through untraced frames, a frame
+ * that turns its line events off, opcode events, a tracer of its own, the interpreter's own
+ * sys.settrace reached behind the runner's back, a sys.monitoring tool of its own.
+ */
+const EVENTS = `import sys
+
+def gen(n):
+    total = 0
+    try:
+        for i in range(n):
+            got = yield i
+            total += got or i
+    except KeyError as error:
+        total = -1
+        yield str(error)
+    finally:
+        total += 100
+    return total
+
+def helper(x):
+    if x > 2:
+        raise ValueError(x)
+    return [x] * 2
+
+def events(n):
+    g = gen(n)
+    first = next(g)
+    second = g.send(5)
+    thrown = g.throw(KeyError("k"))
+    g.close()
+    done = list(gen(2))
+    try:
+        helper(n)
+    except ValueError as error:
+        caught = error.args
+    pairs = [helper(i) for i in range(2)]
+    while n > 0: n -= 1
+    return first, second, thrown, done, caught, pairs
+
+def quiet(n):
+    frame = sys._getframe()
+    frame.f_trace_lines = False
+    a = n + 1
+    b = a * 2
+    frame.f_trace_lines = True
+    return a + b
+
+def opcodes(n):
+    frame = sys._getframe()
+    frame.f_trace_opcodes = True
+    a = n + 1
+    b = helper(1)
+    return a, b
+
+def own_tracer(n):
+    seen = []
+    def mine(frame, event, arg):
+        seen.append((frame.f_code.co_name, event))
+        return mine
+    sys.settrace(mine)
+    x = helper(1)
+    sys.settrace(None)
+    y = helper(2)
+    return seen, x, y
+
+def real_tracer(n):
+    seen = []
+    def mine(frame, event, arg):
+        seen.append((frame.f_code.co_name, event))
+        return None
+    real = sys.settrace.__self__.real_settrace
+    real(mine)
+    x = helper(1)
+    a = n + 1
+    real(None)
+    return seen, x, a
+
+def own_tool(n):
+    mon = sys.monitoring
+    seen = []
+    mon.use_tool_id(3, "lesson")
+    mon.register_callback(3, mon.events.LINE, lambda code, line: seen.append((code.co_name, line)))
+    mon.set_events(3, mon.events.LINE)
+    x = helper(1)
+    mon.set_events(3, 0)
+    mon.free_tool_id(3)
+    return seen, x
+`;
+
+describe("the C fast path's events from sys.monitoring, as sys.settrace gives them", () => {
+  const run = (symbol: string, harness: string, limits?: RunRequest['limits']) => lesson(`events-${symbol}`, EVENTS, symbol, `from lesson import ${symbol}\n${harness}`, limits);
+  /** How the C run's events came (stats.tracing), and whether its trace is the Python recorder's under sys.settrace. */
+  const compared = (request: RunRequest): [string | undefined, boolean] => {
+    runner.clean();
+    choose(true);
+    const { stats, ...fast } = runner.run(request);
+    const [, python] = bothWays(request);
+    return [stats.tracing, JSON.stringify(fast) === python];
+  };
+
+  it('a run that asks nothing of tracing comes from sys.monitoring to its end, the same trace', () => {
+    const [request] = hooksRequests;
+    expect(compared(request!)).toEqual(['monitoring', true]);
+    expect(compared(run('events', 'outcome = events(3)\n'))).toEqual(['monitoring', true]);
+    expect(compared(run('quiet', 'outcome = quiet(3)\n'))).toEqual(['monitoring', true]);
+    const resumed = 'g = gen(3)\nout = [next(g), g.send(2), g.throw(KeyError("k"))]\ng.close()\nh = gen(2)\nnext(h)\ntry:\n    h.throw(ValueError("v"))\nexcept ValueError:\n    pass\noutcome = out + list(gen(2))\n';
+    expect(compared(run('gen', resumed))).toEqual(['monitoring', true]);
+  });
+
+  it('a trace function that raises (the step limit) turns it off as settrace does', () => {
+    expect(compared(run('events', 'outcome = events(3)\n', { maxSteps: 9 }))).toEqual(['monitoring, then settrace (error)', true]);
+  });
+
+  it('hands over to sys.settrace what it does not copy, and the trace stays the same', () => {
+    expect(compared(run('opcodes', 'outcome = opcodes(3)\n'))).toEqual(['monitoring, then settrace (quiet)', true]);
+    expect(compared(run('own_tracer', 'outcome = own_tracer(3)\n'))).toEqual(['monitoring, then settrace (settrace)', true]);
+    expect(compared(run('real_tracer', 'outcome = real_tracer(3)\n'))).toEqual(['monitoring, then settrace (legacy)', true]);
+  });
+
+  it("a lesson's own sys.monitoring tool sees what it sees without the recorder", () => {
+    expect(compared(run('own_tool', 'outcome = own_tool(3)\n'))).toEqual(['monitoring', true]);
+  });
+
+  it('the next run starts from sys.monitoring again, with every event on', () => {
+    expect(compared(run('own_tracer', 'outcome = own_tracer(3)\n'))[0]).toMatch(/then settrace/);
+    expect(compared(run('events', 'outcome = events(3)\n'))).toEqual(['monitoring', true]);
+    expect(compared(run('events', 'outcome = events(4)\n'))).toEqual(['monitoring', true]);
+  });
+});
+
+/**
  * The C side's JSON writer (`dump`, what write_trace uses when it is loaded) against json_dumps,
  * the writer it stands for: a trace written by it must be the text json_dumps writes for the same
  * values, byte for byte, and what it does not write it must leave to json_dumps.

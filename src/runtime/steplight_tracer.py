@@ -461,6 +461,7 @@ class Recorder:
         self.trace = self.local_trace  # bound once: the local trace function each event returns
         fast = fast_path(self) if FAST is not None else None  # the same two functions in C for their common events
         self.fast = fast is not None
+        self.tracing = "settrace"  # what brought the events (Monitor)
         if self.fast:
             self.global_trace, self.trace = fast
 
@@ -565,13 +566,14 @@ class Recorder:
 # load_fast_path() loaded it; and its JSON writer for traces (`dump`: see write_trace).
 FAST = None
 DUMP = None
+MONITOR = None  # the C side's sys.monitoring callbacks (`monitor`), when it can read this Python's frames
 
 
 def load_fast_path(path):
     """Load the C fast path built for this Python (Pyodide: an Emscripten side module) with ctypes.
     Call it once Python stays where it runs: a memory snapshot cannot hold the loaded code. Returns
     whether the recorder uses it (not when its objects are laid out otherwise than it reads them)."""
-    global FAST, DUMP
+    global FAST, DUMP, MONITOR
     import ctypes
 
     lib = ctypes.PyDLL(path)  # the GIL held during its calls (a CDLL call releases it: no thread state)
@@ -581,9 +583,120 @@ def load_fast_path(path):
     lib.make.restype, lib.make.argtypes = ctypes.py_object, (ctypes.py_object,)
     lib.dump.restype, lib.dump.argtypes = ctypes.py_object, (ctypes.py_object,)
     FAST, DUMP = lib.make, lib.dump
+    MONITOR = lib.monitor if monitor_layout(lib) else None
     if BASELINE is not None:
         BASELINE.retake(globals())  # FAST and DUMP are part of the state runs return to
     return True
+
+
+def monitor_layout(lib):
+    """Whether the C side reads this Python's frames and its thread's trace function where they
+    are (what its sys.monitoring callbacks need to stand for sys.settrace): found and checked here,
+    with the real sys.settrace, before any run."""
+    import ctypes
+
+    if getattr(sys, "monitoring", None) is None or sys.gettrace() is not None:
+        return False
+    lib.monitor.restype, lib.monitor.argtypes = ctypes.py_object, (ctypes.py_object,)
+    lib.find_trace_slot.restype, lib.find_trace_slot.argtypes = ctypes.c_int, (ctypes.py_object,)
+    lib.traced.restype, lib.traced.argtypes = ctypes.py_object, ()
+    lib.check_frame.restype, lib.check_frame.argtypes = ctypes.c_int, (ctypes.py_object, ctypes.py_object, ctypes.c_int)
+
+    def probe(frame, event, arg):
+        return None
+
+    def other(frame, event, arg):
+        return None
+
+    try:
+        sys.settrace(probe)
+        found = lib.find_trace_slot(probe)
+        sys.settrace(other)
+        found = found and lib.traced() is other
+    finally:
+        sys.settrace(None)
+    if not found or lib.traced() is not None:
+        return False
+    frame = sys._getframe()
+    try:
+        frame.f_trace, frame.f_trace_lines = probe, False
+        fits = lib.check_frame(frame, probe, 0)
+    finally:
+        frame.f_trace, frame.f_trace_lines = None, True
+    return bool(fits and lib.check_frame(frame, None, 1))
+
+
+class Monitor:
+    """The C fast path's events from a sys.monitoring tool instead of sys.settrace, which makes the
+    interpreter report every line of every frame (the C file's "sys.settrace on sys.monitoring":
+    the callbacks do what settrace's do, for the same trace functions). Used from a run's start
+    until something needs sys.settrace itself; then `hand_over` gives it the recorder's functions
+    and the run goes on under sys.settrace, every frame keeping the trace function it has."""
+
+    TOOL = 5  # sys.monitoring.OPTIMIZER_ID: a lesson asking for it during such a run finds it taken
+
+    def __init__(self, shim, state, callbacks):
+        self.shim, self.state = shim, state
+        events = sys.monitoring.events
+        start, throw, returned, unwind, raised, stopped, line, jump = callbacks
+        self.callbacks = ((events.PY_START, start), (events.PY_RESUME, start), (events.PY_THROW, throw), (events.PY_RETURN, returned),
+                          (events.PY_YIELD, returned), (events.PY_UNWIND, unwind), (events.RAISE, raised), (events.STOP_ITERATION, stopped),
+                          (events.LINE, line), (events.JUMP, jump))
+        self.on = state[FAST_MONITORING]
+
+    @classmethod
+    def start(cls, shim, recorder):
+        """A Monitor delivering the recorder's events, or None (sys.settrace then)."""
+        if MONITOR is None or not recorder.fast or sys.monitoring.get_tool(cls.TOOL) is not None:
+            return None
+        callbacks = MONITOR(recorder.fast_state)
+        if callbacks is None:
+            return None
+        monitor = cls(shim, recorder.fast_state, callbacks)
+        recorder.fast_state[FAST_HAND_OVER] = monitor.hand_over
+        recording(monitor.switch, True)
+        recorder.tracing = "monitoring"
+        return monitor
+
+    def switch(self, on):
+        mon = sys.monitoring
+        if on:
+            mon.use_tool_id(self.TOOL, "steplight")
+            events = 0
+            for event, callback in self.callbacks:
+                mon.register_callback(self.TOOL, event, callback)
+                events |= event
+            mon.restart_events()  # what an earlier run's callbacks switched off (DISABLE) is on again
+            mon.set_events(self.TOOL, events)
+        else:
+            mon.set_events(self.TOOL, 0)
+            for event, _ in self.callbacks:
+                mon.register_callback(self.TOOL, event, None)
+            mon.free_tool_id(self.TOOL)
+        self.on[0] = on
+
+    def hand_over(self, how):
+        """sys.settrace takes the events from here on. how: "settrace", the lesson set a tracer of its
+        own (the runner's sys.settrace, which installs both); "quiet", lesson code needs settrace
+        itself (opcode events); "legacy", lesson code reached the interpreter's sys.settrace, which
+        keeps the lesson's tracer; "error", a trace function raised: settrace turns itself off."""
+        if not self.on[0]:
+            return
+        recording(self.switch, False)
+        shim = self.shim
+        shim.monitor = None
+        if how != "off":
+            shim.recorder.tracing = "monitoring, then settrace (%s)" % how
+        if how == "settrace":
+            shim.real_settrace(shim.current())  # (heard by the lesson's audit hooks, as it was)
+        elif how == "quiet":
+            recording(shim.real_settrace, shim.current())
+        elif how == "error":
+            shim.real_settrace(None)
+        # "off": the run's end (uninstall)
+
+
+FAST_MONITORING, FAST_HAND_OVER = 24, 25  # their places in the C file's enum (fast_path)
 
 
 class FastState(list):
@@ -605,8 +718,12 @@ def fast_path(recorder):
         return None
     state = FastState((recorder.steps, recorder.frames, recorder.raised, recorder.known, recorder.local_trace, recorder.global_trace, recorder.output, recorder.max_steps, NORMAL_EXITS))
     state += [encoder, encoder.encode, encoder.unreadable, encoder.refs, encoder.shared, encoder.str_len, encoder.items, encoder.depth, NONE, TRUE, FALSE, SEQUENCE, MAPPING, FUNCTION, RECORDING]
+    state += [[False], None, getattr(getattr(sys, "monitoring", None), "DISABLE", None)]  # FAST_MONITORING, FAST_HAND_OVER, DISABLE
     global_trace = FAST(state)
-    return global_trace, state[-1]
+    if global_trace is None:
+        return None
+    recorder.fast_state = state
+    return global_trace, state[-2]
 
 
 def code_key(code):
@@ -674,22 +791,46 @@ class TraceShim:
     """What lesson code sees as sys.settrace/sys.gettrace during a run: its own tracer is kept and
     chained after the recorder's, so code that traces (or stops tracing) cannot end the recording."""
 
-    def __init__(self, recorder, real_settrace):
+    def __init__(self, recorder, real_settrace, real_gettrace):
         self.recorder = recorder
-        self.real_settrace = real_settrace
+        self.real_settrace, self.real_gettrace = real_settrace, real_gettrace
         self.user = None
+        self.monitor = None  # a Monitor while sys.monitoring brings the recorder's events instead
 
     def current(self):
         """The trace function to install: the recorder's alone (the fast path) until the lesson
         sets a tracer of its own, then this shim, which calls both."""
         return self.recorder.global_trace if self.user is None else self.global_trace
 
+    def install(self):
+        """Where the interpreter calls current(): sys.settrace, or the monitor while it stands for it."""
+        self.monitor = Monitor.start(self, self.recorder)
+        if self.monitor is None:
+            self.real_settrace(self.current())
+
+    def installed(self):
+        """What sys.settrace has (the monitor's: current()), as the real sys.gettrace says it."""
+        return self.current() if self.monitor is not None else self.real_gettrace()
+
+    def uninstall(self):
+        if self.monitor is not None:
+            self.monitor.hand_over("off")
+        self.real_settrace(None)
+
     def settrace(self, function):
         if function == self.recorder.global_trace or function == self.global_trace:
-            self.real_settrace(function)  # threading, starting a thread with the run's hook
+            self.put(function)  # threading, starting a thread with the run's hook
         else:
             self.user = function
-            self.real_settrace(self.current())
+            self.put(self.current())
+
+    def put(self, function):
+        if self.monitor is None:
+            self.real_settrace(function)
+        elif function is self.recorder.global_trace:
+            sys.audit("sys.settrace")  # what the real one raises first; the monitor has the events already
+        else:
+            self.monitor.hand_over("settrace")
 
     def gettrace(self):
         return self.user
@@ -1671,7 +1812,7 @@ def run(request_json):
             namespace = {"__name__": "__steplight_harness__", "__file__": os.path.join(root, harness["file"])}
             recorder = Recorder(keys, limits, output)
             RECORDING[0] = False  # (the clean puts it back too: one run's flag never reaches the next)
-            shim = TraceShim(recorder, saved.set_trace)
+            shim = TraceShim(recorder, saved.set_trace, saved.get_trace)
             exits = []
 
             def lesson_exit(status):
@@ -1688,15 +1829,15 @@ def run(request_json):
             if sys.platform == "emscripten":
                 time.sleep = sliced_sleep(saved.sleep)
             threading.settrace(shim.current())  # threads the lesson starts are recorded too
-            saved.set_trace(shim.current())
+            shim.install()
             try:
                 exec(compiled, namespace)
             finally:
                 RECORDING[0] = True  # the recorder's teardown (sys.settrace raises an audit event)
                 try:
-                    if saved.get_trace() != shim.current() and not exits and recorder.truncated is None:
+                    if shim.installed() != shim.current() and not exits and recorder.truncated is None:
                         recorder.truncated = "tracer"  # lesson code reached the real sys.settrace
-                    saved.set_trace(None)
+                    shim.uninstall()
                     threading.settrace(None)
                     sys.stdout, sys.stderr = saved.stdout, saved.stderr
                 finally:
@@ -1867,6 +2008,8 @@ def finish(trace, recorder, output, limits, started):
     if output.dropped:
         trace["stdoutDropped"] = output.dropped
     trace["stats"] = {"events": len(trace["steps"]), "durationMs": round((time.perf_counter() - started) * 1000, 3), "recorder": "c" if recorder is not None and recorder.fast else "python"}
+    if recorder is not None:
+        trace["stats"]["tracing"] = recorder.tracing
     return write_trace(trace)
 
 

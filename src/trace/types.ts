@@ -60,7 +60,7 @@ export interface Trace {
   truncated?: 'steps' | 'time' | 'tracer';
   /** `cleanMs` (Node hosts): bringing Python back to its start-up state after the run (see Baseline). */
   /** recorder: which recorder recorded the run, the C fast path's or the one in Python (the same trace). */
-  stats: { events: number; durationMs: number; cleanMs?: number; recorder?: 'c' | 'python' };
+  stats: { events: number; durationMs: number; cleanMs?: number; recorder?: 'c' | 'python'; tracing?: string };
 }
 
 export interface Limits {

@@ -78,7 +78,16 @@ extern void PyErr_Clear(void);
 extern PyObject *PyErr_GetRaisedException(void);
 extern void PyObject_GC_UnTrack(void *);
 extern PyObject *PyCMethod_New(PyMethodDef *, PyObject *, PyObject *, PyObject *);
-extern PyObject *PyExc_Exception;
+extern PyObject *PyExc_Exception, *PyExc_SystemError;
+extern void PyErr_SetRaisedException(PyObject *);
+extern void PyErr_SetString(PyObject *, const char *);
+extern PyObject *PyEval_GetFrame(void);
+extern void *PyThreadState_Get(void);
+extern int PyCode_Addr2Line(PyObject *, int);
+extern PyObject *PyException_GetTraceback(PyObject *);
+extern int PyLong_AsInt(PyObject *);
+extern long PyLong_AsLong(PyObject *);
+extern PyObject *PyTuple_Pack(Py_ssize_t, ...);
 typedef unsigned int Py_UCS4;
 extern Py_UCS4 *PyUnicode_AsUCS4(PyObject *, Py_UCS4 *, Py_ssize_t, int);
 extern PyObject *PyUnicode_FromStringAndSize(const char *, Py_ssize_t);
@@ -122,14 +131,18 @@ enum {
   S_NONE, S_TRUE, S_FALSE, /* the encodings of None, True and False (shared) */
   S_SEQUENCE, S_MAPPING, S_FUNCTION, /* the witness checks inlined here (as in Encoder.unchanged) */
   S_RECORDING,    /* steplight_tracer.RECORDING: [True] while the recorder's Python runs (see `python`) */
-  S_LOCAL, /* the local trace function made here (what each event returns), appended by make */
+  S_MONITORING,   /* [True] while sys.monitoring brings the events in place of sys.settrace (see "sys.settrace on sys.monitoring") */
+  S_HAND_OVER,    /* Monitor.hand_over(how): sys.settrace takes the events from here on */
+  S_DISABLE,      /* sys.monitoring.DISABLE */
+  S_LOCAL,  /* the local trace function made here (what each event returns), appended by make */
+  S_GLOBAL, /* the global one, appended by make */
 };
 
 /* Interned names, made by `make` once. */
 static PyObject *s_call, *s_line, *s_return, *s_event, *s_depth, *s_stdout_len, *s_fn, *s_locals, *s_changes, *s_removed,
     *s_value, *s_length, *s_qualname, *s_name, *s_witness, *s_t, *s_v,
     *s_len, *s_id, *s_int, *s_str, *s_func, *s_dict, *s_list, *s_tuple, *s_set, *s_frozenset, *s_entries, *s_items,
-    *s_more, *s_ref, *s_of, *s_name_key, *s_empty;
+    *s_more, *s_ref, *s_of, *s_name_key, *s_exception, *s_quiet, *s_legacy, *s_error, *s_opcodes, *s_empty;
 
 static PyObject *item(PyObject *state, int k) { return PyList_GetItem(state, k); }
 static Py_ssize_t number(PyObject *state, int k) { return PyLong_AsSsize_t(item(state, k)); }
@@ -648,6 +661,256 @@ static PyObject *global_trace(PyObject *state, PyObject *const *args, Py_ssize_t
   return local_trace(state, call, 3, 0);
 }
 
+/* ---- sys.settrace on sys.monitoring ---- */
+
+/*
+ * sys.settrace makes the interpreter report every line and return of every frame, and ask the
+ * global trace function about every call: a hook workload's deepcopy and dict methods cost more
+ * than the recorder's own work. These callbacks take the same events from a sys.monitoring tool
+ * instead (steplight_tracer.Monitor registers them) and do with them what CPython's
+ * Python/legacy_tracing.c and sysmodule.c's trace_trampoline do, line for line: the same trace
+ * functions are called with the same frames, events and arguments, f_trace is set and cleared as
+ * there, f_lineno is set around a line event, f_trace_lines is obeyed. What they add is
+ * sys.monitoring.DISABLE for the events of a code object the recorder has classed as never
+ * traced (Recorder.known: no function number), which settrace would have reported to no one: its
+ * frames have no trace function, as the global one answered None for them.
+ *
+ * What settrace does that these do not copy is handed over to it (Monitor.hand_over): from then on
+ * sys.settrace has the recorder's functions and every event, and frames keep the f_trace these set,
+ * as they would have had. That happens when lesson code sets a tracer of its own (the runner's
+ * sys.settrace), reaches the interpreter's own sys.settrace (its c_traceobj is then set: the
+ * interpreter calls settrace's callbacks before a tool's, so it has had the event), asks for
+ * opcode events, uses this tool's id, or when a trace function raises (settrace turns itself off).
+ */
+
+#define FRAME_TRACE(f) (((PyObject **)(f))[4])
+#define FRAME_LINENO(f) (((int *)(f))[5])
+#define FRAME_TRACE_LINES(f) (((char *)(f))[24])
+#define FRAME_TRACE_OPCODES(f) (((char *)(f))[25])
+
+static long trace_slot = -1; /* the word of PyThreadState that holds c_traceobj (find_trace_slot) */
+
+static int legacy_on(void) { return ((PyObject **)PyThreadState_Get())[trace_slot] != 0; }
+
+static int monitoring(PyObject *state) { return PyList_GetItem(item(state, S_MONITORING), 0) == &_Py_TrueStruct; }
+
+/* Monitor.hand_over(how); an exception being raised is kept. 0 if the hand-over itself failed. */
+static int hand_over(PyObject *state, PyObject *how) {
+  PyObject *pending = PyErr_GetRaisedException(), *args[1] = {how};
+  PyObject *out = how == s_error ? PyObject_Vectorcall(item(state, S_HAND_OVER), args, 1, 0) /* as settrace's own sys.settrace(None): heard */
+                                 : python(state, item(state, S_HAND_OVER), args, 1, 0);
+  if (out) Py_DecRef(out);
+  if (pending) {
+    if (!out) PyErr_Clear();
+    PyErr_SetRaisedException(pending);
+  }
+  return out != 0;
+}
+
+/* Set a frame's f_trace (a new reference taken; NULL clears it). */
+static void set_frame_trace(PyObject *frame, PyObject *function) {
+  PyObject *old = FRAME_TRACE(frame);
+  FRAME_TRACE(frame) = function;
+  if (old) Py_DecRef(old);
+}
+
+/* trace_trampoline: the event to the frame's trace function (to the global one for "call"). */
+static int deliver(PyObject *state, PyObject *frame, PyObject *event, PyObject *arg) {
+  PyObject *callback = event == s_call ? item(state, S_GLOBAL) : FRAME_TRACE(frame), *result;
+  if (!callback) return 0;
+  PyObject *args[3] = {frame, event, arg};
+  Py_IncRef(callback);
+  if (callback == item(state, S_LOCAL)) result = local_trace(state, args, 3, 0);
+  else if (callback == item(state, S_GLOBAL)) result = global_trace(state, args, 3, 0);
+  else result = PyObject_Vectorcall(callback, args, 3, 0);
+  Py_DecRef(callback);
+  if (!result) { /* settrace is turned off, and this frame's trace function dropped */
+    hand_over(state, s_error);
+    set_frame_trace(frame, 0);
+    return -1;
+  }
+  if (result != None) set_frame_trace(frame, result);
+  else Py_DecRef(result);
+  return 0;
+}
+
+/* Whether these callbacks still have the events; 0 once sys.settrace has them. */
+static int live(PyObject *state) {
+  if (!monitoring(state)) return 0;
+  if (legacy_on()) { /* lesson code reached the interpreter's sys.settrace: it has had this event */
+    hand_over(state, s_legacy);
+    return 0;
+  }
+  return 1;
+}
+
+/* 1 a code object of a traced function, 0 one the recorder never traces, -1 not classed yet (or an error). */
+static int classed(PyObject *state, PyObject *code) {
+  PyObject *key = PyLong_FromVoidPtr(code);
+  if (!key) return -1;
+  PyObject *hit = PyDict_GetItemWithError(item(state, S_KNOWN), key);
+  Py_DecRef(key);
+  return hit ? PyTuple_GetItem(hit, 1) != None : -1;
+}
+
+static PyObject *current_frame(void) {
+  PyObject *frame = PyEval_GetFrame(); /* borrowed */
+  if (!frame) PyErr_SetString(PyExc_SystemError, "Missing frame when calling trace function.");
+  return frame;
+}
+
+/* call_trace_func: a "call", "return" or "exception" event of the frame running now. */
+static PyObject *trace_event(PyObject *state, PyObject *event, PyObject *arg) {
+  PyObject *frame = current_frame();
+  if (!frame) return 0;
+  int opcodes = FRAME_TRACE_OPCODES(frame);
+  if (opcodes && !hand_over(state, s_quiet)) return 0; /* settrace would turn opcode events on here */
+  Py_IncRef(frame);
+  int failed = deliver(state, frame, event, arg);
+  FRAME_LINENO(frame) = 0;
+  if (!failed && opcodes && PyObject_SetAttr(frame, s_opcodes, (PyObject *)&_Py_TrueStruct)) failed = 1; /* (its setter turns them on) */
+  Py_DecRef(frame);
+  return failed ? 0 : ref_to(None);
+}
+
+/* trace_line: a "line" event of the frame running now, at `line`. */
+static PyObject *trace_line(PyObject *state, int line) {
+  PyObject *frame = current_frame();
+  if (!frame) return 0;
+  if (!FRAME_TRACE_LINES(frame) || line < 0) return ref_to(None);
+  Py_IncRef(frame);
+  FRAME_LINENO(frame) = line;
+  int failed = deliver(state, frame, s_line, None);
+  FRAME_LINENO(frame) = 0;
+  Py_DecRef(frame);
+  return failed ? 0 : ref_to(None);
+}
+
+/* PY_START, PY_RESUME (code, offset): "call", to the global trace function. */
+static PyObject *on_start(PyObject *state, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  if (!live(state)) return ref_to(None);
+  int kind = classed(state, args[0]);
+  if (kind == 0) return ref_to(item(state, S_DISABLE)); /* the global function answers None for it, for good */
+  if (kind < 0 && PyErr_Occurred()) return 0;
+  PyObject *out = trace_event(state, s_call, None);
+  if (out && kind < 0 && classed(state, args[0]) == 0) { /* classed just now */
+    Py_DecRef(out);
+    return ref_to(item(state, S_DISABLE));
+  }
+  return out;
+}
+
+/* PY_THROW (code, offset, exception): "call" too; this event cannot be disabled. */
+static PyObject *on_throw(PyObject *state, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  if (!live(state) || classed(state, args[0]) == 0) return PyErr_Occurred() ? 0 : ref_to(None);
+  return trace_event(state, s_call, None);
+}
+
+/* PY_RETURN, PY_YIELD (code, offset, value): "return" with the value. */
+static PyObject *on_return(PyObject *state, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  if (!live(state)) return ref_to(None);
+  if (classed(state, args[0]) == 0) return ref_to(item(state, S_DISABLE));
+  return PyErr_Occurred() ? 0 : trace_event(state, s_return, args[2]);
+}
+
+/* PY_UNWIND (code, offset, exception): "return" with None; cannot be disabled. */
+static PyObject *on_unwind(PyObject *state, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  if (!live(state) || classed(state, args[0]) == 0) return PyErr_Occurred() ? 0 : ref_to(None);
+  return trace_event(state, s_return, None);
+}
+
+/* RAISE, STOP_ITERATION (code, offset, exception): "exception" with (type, exception, traceback). */
+static PyObject *exception_event(PyObject *state, PyObject *exception) {
+  PyObject *traceback = PyException_GetTraceback(exception), *arg = PyTuple_Pack(3, TYPE(exception), exception, traceback ? traceback : None);
+  if (traceback) Py_DecRef(traceback);
+  if (!arg) return 0;
+  PyObject *out = trace_event(state, s_exception, arg);
+  Py_DecRef(arg);
+  return out;
+}
+
+static PyObject *on_raise(PyObject *state, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  if (!live(state) || classed(state, args[0]) == 0) return PyErr_Occurred() ? 0 : ref_to(None);
+  return exception_event(state, args[2]);
+}
+
+static PyObject *on_stop_iteration(PyObject *state, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  if (!live(state)) return ref_to(None);
+  if (classed(state, args[0]) == 0) return ref_to(item(state, S_DISABLE));
+  return PyErr_Occurred() ? 0 : exception_event(state, args[2]);
+}
+
+/* LINE (code, line). */
+static PyObject *on_line(PyObject *state, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  if (!live(state)) return ref_to(None);
+  if (classed(state, args[0]) == 0) return ref_to(item(state, S_DISABLE));
+  if (PyErr_Occurred()) return 0;
+  int line = PyLong_AsInt(args[1]);
+  return line == -1 && PyErr_Occurred() ? 0 : trace_line(state, line);
+}
+
+/* JUMP (code, from, to): settrace reports a backward jump within one line as a line event. */
+static PyObject *on_jump(PyObject *state, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  if (!live(state)) return ref_to(None);
+  if (classed(state, args[0]) == 0) return ref_to(item(state, S_DISABLE));
+  if (PyErr_Occurred()) return 0;
+  long from = PyLong_AsLong(args[1]) / 2, to = PyLong_AsLong(args[2]) / 2; /* in code units */
+  if (PyErr_Occurred()) return 0;
+  if (to > from) return ref_to(item(state, S_DISABLE)); /* a forward jump */
+  int to_line = PyCode_Addr2Line(args[0], (int)to * 2);
+  if (to_line != PyCode_Addr2Line(args[0], (int)from * 2)) return ref_to(item(state, S_DISABLE)); /* the line event is LINE's */
+  PyObject *frame = current_frame();
+  if (!frame) return 0;
+  return FRAME_TRACE_LINES(frame) ? trace_line(state, to_line) : ref_to(None);
+}
+
+/* Filled in by `monitor`, not initialised statically: a side module's data is not relocated for it. */
+static PyMethodDef monitor_defs[8];
+
+/*
+ * The callbacks for sys.monitoring, over the state `make` filled: (PY_START and PY_RESUME,
+ * PY_THROW, PY_RETURN and PY_YIELD, PY_UNWIND, RAISE, STOP_ITERATION, LINE, JUMP), or NULL when
+ * this Python's thread state or frames are not laid out as read here (find_trace_slot).
+ */
+PyObject *monitor(PyObject *state) {
+  if (trace_slot < 0 || PyList_Size(state) != S_GLOBAL + 1) return 0;
+  void *functions[8] = {on_start, on_throw, on_return, on_unwind, on_raise, on_stop_iteration, on_line, on_jump};
+  const char *labels[8] = {"start", "throw", "return", "unwind", "raise", "stop_iteration", "line", "jump"};
+  PyObject *made[8];
+  for (int i = 0; i < 8; i++) {
+    monitor_defs[i] = (PyMethodDef){labels[i], functions[i], METH_FASTCALL | METH_KEYWORDS, 0};
+    made[i] = PyCMethod_New(&monitor_defs[i], state, 0, 0);
+  }
+  return tuple_of(8, made);
+}
+
+/*
+ * Finds where PyThreadState holds c_traceobj: sys.settrace(probe) has just been called. 1 when
+ * exactly one word of it is the probe; `traced` then reads it (the caller checks it follows
+ * sys.settrace), and check_frame whether frames are laid out as FRAME_* read them.
+ */
+int find_trace_slot(PyObject *probe) {
+  PyObject **words = (PyObject **)PyThreadState_Get();
+  long found = -1;
+  for (long i = 0; i < 128; i++)
+    if (words[i] == probe) {
+      if (found >= 0) return 0;
+      found = i;
+    }
+  trace_slot = found;
+  return found >= 0;
+}
+
+PyObject *traced(void) { return ref_to(trace_slot >= 0 && legacy_on() ? ((PyObject **)PyThreadState_Get())[trace_slot] : None); }
+
+/* `frame` (of a running function) has f_trace `marker`, f_trace_lines `lines` and f_trace_opcodes off. */
+int check_frame(PyObject *frame, PyObject *marker, int lines) {
+  int fits = TYPE(frame) == &PyFrame_Type && ((PyObject **)frame)[3] != 0 && FRAME_TRACE(frame) == (marker == None ? 0 : marker) &&
+             FRAME_TRACE_LINES(frame) == lines && FRAME_TRACE_OPCODES(frame) == 0 && FRAME_LINENO(frame) == 0;
+  if (!fits) trace_slot = -1; /* (and no monitor) */
+  return fits;
+}
+
 /* ---- The trace as JSON ---- */
 
 /*
@@ -847,8 +1110,8 @@ PyObject *dump(PyObject *value) {
 static PyMethodDef local_def, global_def;
 
 static int names(void) {
-  const char *text[] = {"call", "line", "return", "event", "depth", "stdoutLen", "fn", "locals", "changes", "removed", "value", "length", "__qualname__", "__name__", "witness", "t", "v", "len", "id", "int", "str", "func", "dict", "list", "tuple", "set", "frozenset", "entries", "items", "more", "ref", "of", "name"};
-  PyObject **slot[] = {&s_call, &s_line, &s_return, &s_event, &s_depth, &s_stdout_len, &s_fn, &s_locals, &s_changes, &s_removed, &s_value, &s_length, &s_qualname, &s_name, &s_witness, &s_t, &s_v, &s_len, &s_id, &s_int, &s_str, &s_func, &s_dict, &s_list, &s_tuple, &s_set, &s_frozenset, &s_entries, &s_items, &s_more, &s_ref, &s_of, &s_name_key};
+  const char *text[] = {"call", "line", "return", "event", "depth", "stdoutLen", "fn", "locals", "changes", "removed", "value", "length", "__qualname__", "__name__", "witness", "t", "v", "len", "id", "int", "str", "func", "dict", "list", "tuple", "set", "frozenset", "entries", "items", "more", "ref", "of", "name", "exception", "quiet", "legacy", "error", "f_trace_opcodes"};
+  PyObject **slot[] = {&s_call, &s_line, &s_return, &s_event, &s_depth, &s_stdout_len, &s_fn, &s_locals, &s_changes, &s_removed, &s_value, &s_length, &s_qualname, &s_name, &s_witness, &s_t, &s_v, &s_len, &s_id, &s_int, &s_str, &s_func, &s_dict, &s_list, &s_tuple, &s_set, &s_frozenset, &s_entries, &s_items, &s_more, &s_ref, &s_of, &s_name_key, &s_exception, &s_quiet, &s_legacy, &s_error, &s_opcodes};
   for (unsigned i = 0; i < sizeof(slot) / sizeof(slot[0]); i++)
     if (!*slot[i] && !(*slot[i] = PyUnicode_InternFromString(text[i]))) return 0;
   return s_empty || (s_empty = PyTuple_New(0));
@@ -877,11 +1140,12 @@ PyObject *make(PyObject *state) {
   PyObject *types[] = {&PyList_Type, &PyDict_Type, &PyLong_Type, &PyFrozenSet_Type};
   for (unsigned i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
     if (TYPE(item(state, kinds[i][0])) != types[kinds[i][1]]) return 0;
+  if (TYPE(item(state, S_MONITORING)) != &PyList_Type) return 0;
   local_def = (PyMethodDef){"local_trace", (void *)local_trace, METH_FASTCALL | METH_KEYWORDS, 0};
   global_def = (PyMethodDef){"global_trace", (void *)global_trace, METH_FASTCALL | METH_KEYWORDS, 0};
-  PyObject *local = PyCMethod_New(&local_def, state, 0, 0);
-  if (!local) return 0;
-  int failed = PyList_Append(state, local);
-  Py_DecRef(local);
-  return failed ? 0 : PyCMethod_New(&global_def, state, 0, 0);
+  PyObject *local = PyCMethod_New(&local_def, state, 0, 0), *global = local ? PyCMethod_New(&global_def, state, 0, 0) : 0;
+  int failed = !global || PyList_Append(state, local) || PyList_Append(state, global);
+  if (local) Py_DecRef(local);
+  if (failed && global) Py_DecRef(global);
+  return failed ? 0 : global;
 }
