@@ -99,6 +99,7 @@ extern void *PyMem_RawCalloc(unsigned long, unsigned long);
 extern void *memcpy(void *, const void *, unsigned long);
 extern PyObject *PyErr_NoMemory(void);
 extern PyObject _Py_NoneStruct, _Py_TrueStruct;
+extern PyObject PyFrameLocalsProxy_Type;
 extern PyObject PyDict_Type, PyList_Type, PyTuple_Type, PySet_Type, PyFrozenSet_Type, PyFrame_Type, PyLong_Type, PyBool_Type, PyUnicode_Type, PyFunction_Type, PyFloat_Type;
 
 #define None (&_Py_NoneStruct)
@@ -110,6 +111,10 @@ extern PyObject PyDict_Type, PyList_Type, PyTuple_Type, PySet_Type, PyFrozenSet_
 #define TYPE(o) (((PyObject **)(o))[1])
 #define FUNCTION_NAME(f) (((PyObject **)(f))[4])
 #define FUNCTION_QUALNAME(f) (((PyObject **)(f))[5])
+/* A tuple's and a list's items (check_layout compares these reads with the API's), read where the
+ * object's class and the index are known good: PyTuple_GetItem is a call into the interpreter. */
+#define TUPLE_ITEM(t, i) (((PyObject **)(t))[4 + (i)])
+#define LIST_ITEM(l, i) ((((PyObject ***)(l))[3])[i])
 
 /* What the recorder gives `make` (steplight_tracer.fast_path), in this order. */
 enum {
@@ -144,7 +149,7 @@ static PyObject *s_call, *s_line, *s_return, *s_event, *s_depth, *s_stdout_len, 
     *s_len, *s_id, *s_int, *s_str, *s_func, *s_dict, *s_list, *s_tuple, *s_set, *s_frozenset, *s_entries, *s_items,
     *s_more, *s_ref, *s_of, *s_name_key, *s_exception, *s_quiet, *s_legacy, *s_error, *s_opcodes, *s_empty;
 
-static PyObject *item(PyObject *state, int k) { return PyList_GetItem(state, k); }
+static PyObject *item(PyObject *state, int k) { return LIST_ITEM(state, k); }
 static Py_ssize_t number(PyObject *state, int k) { return PyLong_AsSsize_t(item(state, k)); }
 
 /*
@@ -214,17 +219,17 @@ static PyObject *tuple_of(Py_ssize_t n, PyObject **items) {
 static int unchanged(PyObject *state, PyObject *witness) {
   Py_ssize_t n = PyList_Size(witness);
   for (Py_ssize_t k = 0; k < n; k++) {
-    PyObject *entry = PyList_GetItem(witness, k);
-    PyObject *check = PyTuple_GetItem(entry, 0), *value = PyTuple_GetItem(entry, 1);
-    PyObject *a = PyTuple_GetItem(entry, 2), *b = PyTuple_GetItem(entry, 3), *c = PyTuple_GetItem(entry, 4);
+    PyObject *entry = LIST_ITEM(witness, k);
+    PyObject *check = TUPLE_ITEM(entry, 0), *value = TUPLE_ITEM(entry, 1);
+    PyObject *a = TUPLE_ITEM(entry, 2), *b = TUPLE_ITEM(entry, 3), *c = TUPLE_ITEM(entry, 4);
     if (check == item(state, S_SEQUENCE)) { /* a list, tuple, set or frozenset of exactly class a */
       PyObject *kind = TYPE(value);
       if (kind != a || PyObject_Size(value) != PyLong_AsSsize_t(b)) return 0;
       Py_ssize_t shown = PyTuple_Size(c);
       if (kind == &PyList_Type || kind == &PyTuple_Type) {
         for (Py_ssize_t i = 0; i < shown; i++) {
-          PyObject *now = kind == &PyList_Type ? PyList_GetItem(value, i) : PyTuple_GetItem(value, i);
-          if (now != PyTuple_GetItem(c, i)) return 0;
+          PyObject *now = kind == &PyList_Type ? LIST_ITEM(value, i) : TUPLE_ITEM(value, i);
+          if (now != TUPLE_ITEM(c, i)) return 0;
         }
       } else {
         PyObject *it = PyObject_GetIter(value), *now;
@@ -232,7 +237,7 @@ static int unchanged(PyObject *state, PyObject *witness) {
         Py_ssize_t i = 0;
         int same = 1;
         while (i < shown && (now = PyIter_Next(it))) {
-          same = now == PyTuple_GetItem(c, i++);
+          same = now == TUPLE_ITEM(c, i++);
           Py_DecRef(now);
           if (!same) break;
         }
@@ -242,10 +247,10 @@ static int unchanged(PyObject *state, PyObject *witness) {
       }
     } else if (check == item(state, S_MAPPING)) { /* a dict; c = (keys, values) shown */
       if (TYPE(value) != &PyDict_Type || PyDict_Size(value) != PyLong_AsSsize_t(b)) return 0;
-      PyObject *keys = PyTuple_GetItem(c, 0), *values = PyTuple_GetItem(c, 1), *key, *now;
+      PyObject *keys = TUPLE_ITEM(c, 0), *values = TUPLE_ITEM(c, 1), *key, *now;
       Py_ssize_t pos = 0, i = 0, shown = PyTuple_Size(keys);
       while (i < shown && PyDict_Next(value, &pos, &key, &now)) {
-        if (key != PyTuple_GetItem(keys, i) || now != PyTuple_GetItem(values, i)) return 0;
+        if (key != TUPLE_ITEM(keys, i) || now != TUPLE_ITEM(values, i)) return 0;
         i++;
       }
     } else if (check == item(state, S_FUNCTION)) { /* a = its __qualname__, b = its __name__ */
@@ -284,7 +289,7 @@ static PyObject *ref(PyObject *state, PyObject *o) {
     Py_DecRef(hit); /* refs holds it */
   }
   Py_DecRef(key);
-  return ref_to(PyTuple_GetItem(hit, 0));
+  return ref_to(TUPLE_ITEM(hit, 0));
 }
 
 /* A new dict {"t": kind} with `more` further (key, value) pairs; the values' references are taken. */
@@ -342,7 +347,7 @@ static PyObject *container(PyObject *state, PyObject *value, PyObject *name, Py_
   Py_ssize_t size = PyObject_Size(value), limit = number(state, S_ITEMS);
   if (!(out = tagged(name, 2, s_id, ref_to(ident), s_len, PyLong_FromSsize_t(size), 0, 0))) goto done;
   for (Py_ssize_t i = 0, n = PyTuple_Size(path); i < n; i++)
-    if (PyLong_AsVoidPtr(PyTuple_GetItem(path, i)) == (void *)value) { /* id(value) in path */
+    if (PyLong_AsVoidPtr(TUPLE_ITEM(path, i)) == (void *)value) { /* id(value) in path */
       result = tagged(s_ref, 2, s_id, ref_to(ident), s_of, ref_to(name), 0, 0);
       goto done;
     }
@@ -360,7 +365,7 @@ static PyObject *container(PyObject *state, PyObject *value, PyObject *name, Py_
   Py_ssize_t n = size < limit ? size : limit, plen = PyTuple_Size(path);
   /* inner = path + (id(value),) */
   if (!(inner = PyTuple_New(plen + 1))) goto done;
-  for (Py_ssize_t i = 0; i < plen; i++) PyTuple_SetItem(inner, i, ref_to(PyTuple_GetItem(path, i)));
+  for (Py_ssize_t i = 0; i < plen; i++) PyTuple_SetItem(inner, i, ref_to(TUPLE_ITEM(path, i)));
   if (!(key = PyLong_FromVoidPtr(value))) goto done;
   PyTuple_SetItem(inner, plen, ref_to(key));
   /* what the encoding shows, read before any of it is encoded (as tuple(islice(...))) */
@@ -374,7 +379,7 @@ static PyObject *container(PyObject *state, PyObject *value, PyObject *name, Py_
     }
   } else if (kind == &PyList_Type || kind == &PyTuple_Type) {
     if (!(shown = untracked(PyTuple_New(n)))) goto done;
-    for (Py_ssize_t i = 0; i < n; i++) PyTuple_SetItem(shown, i, ref_to(kind == &PyList_Type ? PyList_GetItem(value, i) : PyTuple_GetItem(value, i)));
+    for (Py_ssize_t i = 0; i < n; i++) PyTuple_SetItem(shown, i, ref_to(kind == &PyList_Type ? LIST_ITEM(value, i) : TUPLE_ITEM(value, i)));
   } else {
     PyObject *it = PyObject_GetIter(value), *now;
     if (!it || !(shown = untracked(PyTuple_New(n)))) {
@@ -392,12 +397,12 @@ static PyObject *container(PyObject *state, PyObject *value, PyObject *name, Py_
       PyObject *pair = untracked(PyList_New(2)), *k = 0, *v = 0;
       if (!pair) goto done;
       PyList_SetItem(encoded, i, pair);
-      if (!(k = encode(state, PyTuple_GetItem(keys, i), depth + 1, inner))) goto done;
+      if (!(k = encode(state, TUPLE_ITEM(keys, i), depth + 1, inner))) goto done;
       PyList_SetItem(pair, 0, k);
-      if (!(v = encode(state, PyTuple_GetItem(values, i), depth + 1, inner))) goto done;
+      if (!(v = encode(state, TUPLE_ITEM(values, i), depth + 1, inner))) goto done;
       PyList_SetItem(pair, 1, v);
     } else {
-      PyObject *e = encode(state, PyTuple_GetItem(shown, i), depth + 1, inner);
+      PyObject *e = encode(state, TUPLE_ITEM(shown, i), depth + 1, inner);
       if (!e) goto done;
       PyList_SetItem(encoded, i, e);
     }
@@ -437,9 +442,9 @@ static PyObject *encode(PyObject *state, PyObject *value, Py_ssize_t depth, PyOb
     PyObject *shared = item(state, S_SHARED), *key = PyLong_FromVoidPtr(value);
     if (!key) return 0;
     PyObject *hit = PyDict_GetItemWithError(shared, key);
-    if (hit && PyTuple_GetItem(hit, 0) == value) {
+    if (hit && TUPLE_ITEM(hit, 0) == value) {
       Py_DecRef(key);
-      return ref_to(PyTuple_GetItem(hit, 1));
+      return ref_to(TUPLE_ITEM(hit, 1));
     }
     PyObject *out = PyErr_Occurred() ? 0 : text(state, value, s_str);
     if (out) {
@@ -494,6 +499,35 @@ static PyObject *top(PyObject *state, PyObject *value) {
 
 /* ---- Recorder ---- */
 
+/*
+ * list(f_locals.items()). A function's frame gives a FrameLocalsProxy, whose items() is a method
+ * call (through JavaScript in Pyodide's call trampoline); its keys, iterated, and each read by its
+ * name are the same pairs in the same order, through its C slots.
+ */
+static PyObject *locals_items(PyObject *locals) {
+  if (TYPE(locals) != (PyObject *)&PyFrameLocalsProxy_Type) return PyMapping_Items(locals);
+  PyObject *names = PyObject_GetIter(locals), *items = names ? PyList_New(0) : 0, *name;
+  if (!items) {
+    if (names) Py_DecRef(names);
+    return 0;
+  }
+  while ((name = PyIter_Next(names))) {
+    PyObject *value = PyObject_GetItem(locals, name), *pair = value ? PyTuple_Pack(2, name, value) : 0;
+    int failed = !pair || PyList_Append(items, pair);
+    Py_DecRef(name);
+    if (value) Py_DecRef(value);
+    if (pair) Py_DecRef(pair);
+    if (failed) break;
+  }
+  Py_DecRef(names);
+  if (PyErr_Occurred()) {
+    Py_DecRef(items);
+    return 0;
+  }
+  return items;
+}
+
+
 /* Recorder.local_trace for "call", "line" and normal "return" events (the Python method, step for step). */
 static PyObject *local_trace(PyObject *state, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
   if (kwnames || nargs != 3 || TYPE(args[0]) != &PyFrame_Type || (args[1] != s_line && args[1] != s_call && args[1] != s_return))
@@ -522,7 +556,7 @@ static PyObject *local_trace(PyObject *state, PyObject *const *args, Py_ssize_t 
   }
   Py_DecRef(code);
   if (!hit) return PyErr_Occurred() ? 0 : slow(state, S_SLOW_LOCAL, args, nargs, kwnames);
-  PyObject *fn = PyTuple_GetItem(hit, 1);
+  PyObject *fn = TUPLE_ITEM(hit, 1);
 
   PyObject *key = 0, *before = 0, *locals = 0, *items = 0, *changes = 0, *current = 0, *step = 0, *result = 0;
   if (!(key = PyLong_FromVoidPtr(frame))) goto done;
@@ -530,17 +564,17 @@ static PyObject *local_trace(PyObject *state, PyObject *const *args, Py_ssize_t 
   if (!before && PyErr_Occurred()) goto done;
   if (before) Py_IncRef(before); /* held while Python runs (Encoder.encode) */
   Py_ssize_t depth = PyDict_Size(frames) + !before; /* target frames on the stack, this one included */
-  if (!(locals = PyFrame_GetLocals(frame)) || !(items = PyMapping_Items(locals))) goto done; /* f_locals */
+  if (!(locals = PyFrame_GetLocals(frame)) || !(items = locals_items(locals))) goto done; /* f_locals */
   if (!(changes = untracked(PyDict_New()))) goto done;
   Py_ssize_t n = PyList_Size(items);
   int same = 1;
   if (!before) {
     if (!(current = untracked(PyDict_New()))) goto done;
     for (Py_ssize_t k = 0; k < n; k++) {
-      PyObject *pair = PyList_GetItem(items, k), *name = PyTuple_GetItem(pair, 0), *value = PyTuple_GetItem(pair, 1);
+      PyObject *pair = LIST_ITEM(items, k), *name = TUPLE_ITEM(pair, 0), *value = TUPLE_ITEM(pair, 1);
       PyObject *entry = top(state, value);
       if (!entry) goto done;
-      int stored = !PyDict_SetItem(current, name, entry) && !PyDict_SetItem(changes, name, PyTuple_GetItem(entry, 1));
+      int stored = !PyDict_SetItem(current, name, entry) && !PyDict_SetItem(changes, name, TUPLE_ITEM(entry, 1));
       Py_DecRef(entry);
       if (!stored) goto done;
     }
@@ -548,13 +582,13 @@ static PyObject *local_trace(PyObject *state, PyObject *const *args, Py_ssize_t 
     /* the previous step's entries stand until a local changes; `same`: the same names */
     same = n == PyDict_Size(before);
     for (Py_ssize_t k = 0; k < n; k++) {
-      PyObject *pair = PyList_GetItem(items, k), *name = PyTuple_GetItem(pair, 0), *value = PyTuple_GetItem(pair, 1);
+      PyObject *pair = LIST_ITEM(items, k), *name = TUPLE_ITEM(pair, 0), *value = TUPLE_ITEM(pair, 1);
       PyObject *old = PyDict_GetItemWithError(before, name);
       if (!old) {
         if (PyErr_Occurred()) goto done;
         same = 0;
-      } else if (PyTuple_GetItem(old, 0) == value) {
-        PyObject *witness = PyTuple_GetItem(old, 2);
+      } else if (TUPLE_ITEM(old, 0) == value) {
+        PyObject *witness = TUPLE_ITEM(old, 2);
         if (witness != None) {
           int holds = PyList_Size(witness) == 0 ? 1 : unchanged(state, witness);
           if (holds < 0) goto done;
@@ -574,12 +608,12 @@ static PyObject *local_trace(PyObject *state, PyObject *const *args, Py_ssize_t 
       }
       int ok = !PyDict_SetItem(current, name, entry), differs = 1;
       if (ok && old) {
-        PyObject *ne = PyObject_RichCompare(PyTuple_GetItem(old, 1), PyTuple_GetItem(entry, 1), Py_NE);
+        PyObject *ne = PyObject_RichCompare(TUPLE_ITEM(old, 1), TUPLE_ITEM(entry, 1), Py_NE);
         differs = ne ? PyObject_IsTrue(ne) : -1;
         if (ne) Py_DecRef(ne);
         ok = differs >= 0;
       }
-      if (ok && differs) ok = !PyDict_SetItem(changes, name, PyTuple_GetItem(entry, 1));
+      if (ok && differs) ok = !PyDict_SetItem(changes, name, TUPLE_ITEM(entry, 1));
       Py_DecRef(entry);
       if (old) Py_DecRef(old);
       if (!ok) goto done;
@@ -601,7 +635,7 @@ static PyObject *local_trace(PyObject *state, PyObject *const *args, Py_ssize_t 
       PyObject *ordered = untracked(PyDict_New()), *removed = untracked(PyList_New(0)), *name, *ignored;
       int ok = ordered && removed;
       for (Py_ssize_t k = 0; ok && k < n; k++) {
-        name = PyTuple_GetItem(PyList_GetItem(items, k), 0);
+        name = TUPLE_ITEM(LIST_ITEM(items, k), 0);
         PyObject *entry = PyDict_GetItemWithError(current, name);
         ok = entry && !PyDict_SetItem(ordered, name, entry);
       }
@@ -624,7 +658,7 @@ static PyObject *local_trace(PyObject *state, PyObject *const *args, Py_ssize_t 
   if (event == s_return) { /* a normal exit: the value returned; the frame is no longer on the stack */
     PyObject *entry = top(state, arg);
     if (!entry) goto done;
-    int ok = !PyDict_SetItem(step, s_value, PyTuple_GetItem(entry, 1));
+    int ok = !PyDict_SetItem(step, s_value, TUPLE_ITEM(entry, 1));
     Py_DecRef(entry);
     if (!ok || PyDict_DelItem(frames, key)) goto done;
     PyObject *raised = item(state, S_RAISED);
@@ -653,7 +687,7 @@ static PyObject *global_trace(PyObject *state, PyObject *const *args, Py_ssize_t
   PyObject *hit = PyDict_GetItemWithError(item(state, S_KNOWN), code_id);
   Py_DecRef(code_id);
   if (!hit) return PyErr_Occurred() ? 0 : slow(state, S_SLOW_GLOBAL, args, nargs, kwnames);
-  PyObject *fn = PyTuple_GetItem(hit, 1);
+  PyObject *fn = TUPLE_ITEM(hit, 1);
   int callee = fn == None ? 0 : PyObject_IsTrue(fn);
   if (callee < 0) return 0;
   if (fn == None || (callee && !PyDict_Size(item(state, S_FRAMES)))) return ref_to(None); /* a callee is traced only under the target */
@@ -750,7 +784,7 @@ static int classed(PyObject *state, PyObject *code) {
   if (!key) return -1;
   PyObject *hit = PyDict_GetItemWithError(item(state, S_KNOWN), key);
   Py_DecRef(key);
-  return hit ? PyTuple_GetItem(hit, 1) != None : -1;
+  return hit ? TUPLE_ITEM(hit, 1) != None : -1;
 }
 
 static PyObject *current_frame(void) {
@@ -1087,7 +1121,7 @@ static int json_fresh(Json *out, PyObject *value, int depth, int *height) {
     *height = 1;
     for (Py_ssize_t i = 0; i < n; i++) {
       if (i && !raw(out, ",", 1)) return JSON_FAILED;
-      if ((done = json_value(out, is_list ? PyList_GetItem(value, i) : PyTuple_GetItem(value, i), depth + 1, &inner)) != JSON_OK) return done;
+      if ((done = json_value(out, is_list ? LIST_ITEM(value, i) : TUPLE_ITEM(value, i), depth + 1, &inner)) != JSON_OK) return done;
       if (inner + 1 > *height) *height = inner + 1;
     }
     return raw(out, "]", 1);
@@ -1122,6 +1156,11 @@ int check_layout(PyObject *function) {
   if (!names()) return 0;
   PyObject *kind = PyObject_Type(function), *name = PyObject_GetAttr(function, s_name), *qualname = PyObject_GetAttr(function, s_qualname);
   int fits = kind == &PyFunction_Type && TYPE(function) == kind && TYPE(None) == PyObject_Type(None) && name == FUNCTION_NAME(function) && qualname == FUNCTION_QUALNAME(function) && name != qualname;
+  PyObject *pair = PyTuple_Pack(2, None, function), *list = PyList_New(0);
+  fits = fits && pair && list && !PyList_Append(list, name) && !PyList_Append(list, qualname) && TUPLE_ITEM(pair, 0) == PyTuple_GetItem(pair, 0) &&
+         TUPLE_ITEM(pair, 1) == function && LIST_ITEM(list, 0) == PyList_GetItem(list, 0) && LIST_ITEM(list, 1) == qualname;
+  if (pair) Py_DecRef(pair);
+  if (list) Py_DecRef(list);
   Py_DecRef(kind);
   if (name) Py_DecRef(name);
   if (qualname) Py_DecRef(qualname);
