@@ -265,6 +265,9 @@ test("a first visit starts Python from the site's snapshot (made by the build in
       // taken once the reader can run) the recorder in Python: the same runs either way
       const recorders = await page.locator('section[data-widget]').evaluateAll((ws) => ws.map((w) => w.getAttribute('data-recorder')));
       expect(new Set(recorders)).toEqual(new Set([snapshot === 'served' ? 'c' : 'python']));
+      // and the C fast path takes its events from sys.monitoring (README, "Events from sys.monitoring")
+      const tracing = await page.locator('section[data-widget]').evaluateAll((ws) => ws.map((w) => w.getAttribute('data-tracing')));
+      expect(new Set(tracing)).toEqual(new Set([snapshot === 'served' ? 'monitoring' : 'settrace']));
       expect(warnings.join('\n')).not.toContain('fast path');
       return shown;
     } finally {

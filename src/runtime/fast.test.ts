@@ -256,6 +256,21 @@ def real_tracer(n):
     real(None)
     return seen, x, a
 
+def real_off(n):
+    real = sys.settrace.__self__.real_settrace
+    real(None)
+    a = n + 1
+    b = helper(a - 3)
+    return a, b
+
+def take_tool(n):
+    try:
+        sys.monitoring.use_tool_id(5, "lesson")
+    except ValueError as error:
+        return str(error)
+    sys.monitoring.free_tool_id(5)
+    return "free"
+
 def own_tool(n):
     mon = sys.monitoring
     seen = []
@@ -300,6 +315,27 @@ describe("the C fast path's events from sys.monitoring, as sys.settrace gives th
 
   it("a lesson's own sys.monitoring tool sees what it sees without the recorder", () => {
     expect(compared(run('own_tool', 'outcome = own_tool(3)\n'))).toEqual(['monitoring', true]);
+  });
+
+  it('what differs (README, "Events from sys.monitoring"): the interpreter\'s own settrace(None) behind the runner\'s back no longer ends the recording, and tool 5 is taken', () => {
+    const off = run('real_off', 'outcome = real_off(3)\n');
+    runner.clean();
+    choose(true);
+    const monitored = runner.run(off);
+    runner.clean();
+    choose(false);
+    const settraced = runner.run(off);
+    expect(monitored.stats.tracing).toBe('monitoring');
+    expect(monitored.truncated).toBeUndefined();
+    expect(settraced.truncated).toBe('tracer'); // settrace lost the steps after it
+    expect(monitored.steps.slice(0, settraced.steps.length)).toEqual(settraced.steps);
+    expect(monitored.steps.map((s) => s.line)).toEqual([74, 75, 76, 77, 78, 79, 79]); // the call, every line, the return
+    runner.clean();
+    choose(true);
+    expect(runner.run(run('take_tool', 'outcome = take_tool(3)\n')).outcome).toMatchObject({ t: 'str', v: expect.stringMatching(/already in use/) });
+    runner.clean();
+    choose(false);
+    expect(runner.run(run('take_tool', 'outcome = take_tool(3)\n')).outcome).toMatchObject({ t: 'str', v: 'free' });
   });
 
   it('the next run starts from sys.monitoring again, with every event on', () => {

@@ -636,7 +636,7 @@ class Monitor:
     TOOL = 5  # sys.monitoring.OPTIMIZER_ID: a lesson asking for it during such a run finds it taken
 
     def __init__(self, shim, state, callbacks):
-        self.shim, self.state = shim, state
+        self.shim = shim
         events = sys.monitoring.events
         start, throw, returned, unwind, raised, stopped, line, jump = callbacks
         self.callbacks = ((events.PY_START, start), (events.PY_RESUME, start), (events.PY_THROW, throw), (events.PY_RETURN, returned),
@@ -679,7 +679,8 @@ class Monitor:
         """sys.settrace takes the events from here on. how: "settrace", the lesson set a tracer of its
         own (the runner's sys.settrace, which installs both); "quiet", lesson code needs settrace
         itself (opcode events); "legacy", lesson code reached the interpreter's sys.settrace, which
-        keeps the lesson's tracer; "error", a trace function raised: settrace turns itself off."""
+        keeps the lesson's tracer; "error", a trace function raised: settrace turns itself off;
+        "off", the run's end (TraceShim.uninstall)."""
         if not self.on[0]:
             return
         recording(self.switch, False)
@@ -693,7 +694,6 @@ class Monitor:
             recording(shim.real_settrace, shim.current())
         elif how == "error":
             shim.real_settrace(None)
-        # "off": the run's end (uninstall)
 
 
 FAST_MONITORING, FAST_HAND_OVER = 24, 25  # their places in the C file's enum (fast_path)

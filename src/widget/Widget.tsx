@@ -146,6 +146,7 @@ function WidgetView({ widget, locale, store, linkTo }: WidgetProps & { store: Wi
       data-breakpoints={s.breakpoints.map((k) => pointName(widget, k)).join(',')}
       data-scenario={s.scenario}
       data-recorder={s.index?.trace.stats.recorder ?? ''}
+      data-tracing={s.index?.trace.stats.tracing ?? ''}
       onKeyDown={onKeyDown}
     >
       <header className="sl-head">
