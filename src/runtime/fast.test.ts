@@ -338,10 +338,18 @@ describe("the C fast path's events from sys.monitoring, as sys.settrace gives th
     expect(runner.run(run('take_tool', 'outcome = take_tool(3)\n')).outcome).toMatchObject({ t: 'str', v: 'free' });
   });
 
-  it('the next run starts from sys.monitoring again, with every event on', () => {
+  it('the next run starts from sys.monitoring again; a function switched off in one run (never traced there) is traced when the next targets it', () => {
     expect(compared(run('own_tracer', 'outcome = own_tracer(3)\n'))[0]).toMatch(/then settrace/);
     expect(compared(run('events', 'outcome = events(3)\n'))).toEqual(['monitoring', true]);
     expect(compared(run('events', 'outcome = events(4)\n'))).toEqual(['monitoring', true]);
+    // one lesson folder, two targets: helper's events were switched off while events was traced
+    const same = (symbol: string, harness: string) => lesson('events-same', EVENTS, symbol, `from lesson import ${symbol}\n${harness}`);
+    expect(compared(same('events', 'outcome = events(3)\n'))).toEqual(['monitoring', true]);
+    const helped = same('helper', 'outcome = [helper(1), helper(2)]\n');
+    expect(compared(helped)).toEqual(['monitoring', true]);
+    runner.clean();
+    choose(true);
+    expect(runner.run(helped).steps.filter((s) => s.event === 'call')).toHaveLength(2);
   });
 });
 

@@ -661,12 +661,14 @@ class Monitor:
     def switch(self, on):
         mon = sys.monitoring
         if on:
+            # (what an earlier run's callbacks switched off with DISABLE stays off: code that lives
+            # on between runs is the runner's and the standard library's, never a lesson's, which
+            # each run imports afresh, so never traced)
             mon.use_tool_id(self.TOOL, "steplight")
             events = 0
             for event, callback in self.callbacks:
                 mon.register_callback(self.TOOL, event, callback)
                 events |= event
-            mon.restart_events()  # what an earlier run's callbacks switched off (DISABLE) is on again
             mon.set_events(self.TOOL, events)
         else:
             mon.set_events(self.TOOL, 0)
