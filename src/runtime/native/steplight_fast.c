@@ -714,7 +714,8 @@ static PyObject *global_trace(PyObject *state, PyObject *const *args, Py_ssize_t
  * as they would have had. That happens when lesson code sets a tracer of its own (the runner's
  * sys.settrace), reaches the interpreter's own sys.settrace (its c_traceobj is then set: the
  * interpreter calls settrace's callbacks before a tool's, so it has had the event), asks for
- * opcode events, uses this tool's id, or when a trace function raises (settrace turns itself off).
+ * opcode events, or when a trace function raises (settrace turns itself off). What a lesson could
+ * still see is in the README ("Events from sys.monitoring").
  */
 
 #define FRAME_TRACE(f) (((PyObject **)(f))[4])
