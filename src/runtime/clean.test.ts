@@ -24,7 +24,7 @@ const ordinary = () =>
     harness: { file: 'harness.py', code: 'from ordinary import ordinary, fingerprint\noutcome = [ordinary({"items": [1, 2]}), fingerprint()]\n' },
     inputs: {},
   });
-const BATTERY = ['patch_deepcopy', 'patch_len', 'patch_json', 'replace_module', 'mutate_tables', 'reach_recorder', 'write_files', 'plant_bytecode', 'change_process', 'exit_now', 'import_js', 'plant_folders', 'rename_attribute', 'rename_last_name', 'watch_the_watcher', 'add_audit_hook', 'patch_function', 'tamper_source', 'link_source'];
+const BATTERY = ['patch_deepcopy', 'patch_len', 'patch_json', 'replace_module', 'mutate_tables', 'reach_recorder', 'write_files', 'plant_bytecode', 'change_process', 'exit_now', 'import_js', 'plant_folders', 'rename_attribute', 'rename_last_name', 'watch_the_watcher', 'add_audit_hook', 'patch_function', 'tamper_source', 'link_source', 'switch_events_off'];
 const misbehave = (fn: string) =>
   buildRequest({
     lesson: 'misbehaving',
@@ -60,6 +60,13 @@ describe('a misbehaving lesson leaves nothing for the next run', () => {
     shared.reference(misbehave('patch_json'));
     shared.reference(misbehave('add_audit_hook'));
     expect({ ...shared.run(ordinary()), stats: undefined }).toEqual({ ...clean, stats: undefined });
+  });
+
+  it('what a lesson\'s monitoring tool switched off (DISABLE) in code that outlives its run is on again for the next run', () => {
+    const heard = () => plain(shared.run(misbehave('switch_events_off')).outcome!) as number;
+    const first = heard();
+    expect(first).toBeGreaterThan(3);
+    expect([heard(), heard()]).toEqual([first, first]);
   });
 
   it('an audit hook a lesson adds hears its own run, as in Python, and no later run', () => {

@@ -1135,11 +1135,15 @@ class Baseline:
         sys.setprofile(None)
         threading.setprofile(None)
         monitoring = getattr(sys, "monitoring", None)
+        taken = 0
         for tool, owner in enumerate(self.tools):
             if monitoring.get_tool(tool) != owner:
                 monitoring.set_events(tool, 0)
                 monitoring.free_tool_id(tool)
-                changed += 1
+                taken += 1
+        if taken:  # what its callbacks switched off (DISABLE) in code that outlives the run is on again
+            monitoring.restart_events()
+        changed += taken
         changed += restore_files(self.WATCHED, self.files)
         return changed
 
