@@ -649,10 +649,7 @@ class Monitor:
         """A Monitor delivering the recorder's events, or None (sys.settrace then)."""
         if MONITOR is None or not recorder.fast or sys.monitoring.get_tool(cls.TOOL) is not None:
             return None
-        callbacks = MONITOR(recorder.fast_state)
-        if callbacks is None:
-            return None
-        monitor = cls(shim, recorder.fast_state, callbacks)
+        monitor = cls(shim, recorder.fast_state, MONITOR(recorder.fast_state))
         recorder.fast_state[FAST_HAND_OVER] = monitor.hand_over
         recording(monitor.switch, True)
         recorder.tracing = "monitoring"
@@ -722,8 +719,6 @@ def fast_path(recorder):
     state += [encoder, encoder.encode, encoder.unreadable, encoder.refs, encoder.shared, encoder.str_len, encoder.items, encoder.depth, NONE, TRUE, FALSE, SEQUENCE, MAPPING, FUNCTION, RECORDING]
     state += [[False], None, getattr(getattr(sys, "monitoring", None), "DISABLE", None)]  # FAST_MONITORING, FAST_HAND_OVER, DISABLE
     global_trace = FAST(state)
-    if global_trace is None:
-        return None
     recorder.fast_state = state
     return global_trace, state[-2]
 

@@ -499,6 +499,15 @@ static PyObject *top(PyObject *state, PyObject *value) {
 
 /* ---- Recorder ---- */
 
+/* Recorder.known[id(code)] (borrowed), or NULL: not known yet, or an error (set). */
+static PyObject *known(PyObject *state, PyObject *code) {
+  PyObject *code_id = PyLong_FromVoidPtr(code);
+  if (!code_id) return 0;
+  PyObject *hit = PyDict_GetItemWithError(item(state, S_KNOWN), code_id);
+  Py_DecRef(code_id);
+  return hit;
+}
+
 /*
  * list(f_locals.items()). A function's frame gives a FrameLocalsProxy, whose items() is a method
  * call (through JavaScript in Pyodide's call trampoline); its keys, iterated, and each read by its
@@ -537,13 +546,7 @@ static PyObject *local_trace(PyObject *state, PyObject *const *args, Py_ssize_t 
   Py_ssize_t count = PyList_Size(steps);
   if (count >= number(state, S_MAX_STEPS) || !(count & 255))
     return slow(state, S_SLOW_LOCAL, args, nargs, kwnames); /* the limits: the Python method stops the run */
-  PyObject *code = PyFrame_GetCode(frame), *code_id = PyLong_FromVoidPtr(code);
-  if (!code_id) {
-    Py_DecRef(code);
-    return 0;
-  }
-  PyObject *hit = PyDict_GetItemWithError(item(state, S_KNOWN), code_id);
-  Py_DecRef(code_id);
+  PyObject *code = PyFrame_GetCode(frame), *hit = known(state, code);
   if (hit && event == s_return) { /* a return at one of the normal exits; any other is the Python method's */
     PyObject *bytecode = PyCode_GetCode(code), *lasti = bytecode ? PyLong_FromLong(PyFrame_GetLasti(frame)) : 0; /* co_code, f_lasti */
     PyObject *op = lasti ? PyObject_GetItem(bytecode, lasti) : 0;
@@ -681,11 +684,8 @@ done:
 /* Recorder.global_trace: the call event of any frame; a traced code object's frame is recorded. */
 static PyObject *global_trace(PyObject *state, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
   if (kwnames || nargs != 3 || TYPE(args[0]) != &PyFrame_Type) return slow(state, S_SLOW_GLOBAL, args, nargs, kwnames);
-  PyObject *code = PyFrame_GetCode(args[0]), *code_id = PyLong_FromVoidPtr(code);
+  PyObject *code = PyFrame_GetCode(args[0]), *hit = known(state, code);
   Py_DecRef(code);
-  if (!code_id) return 0;
-  PyObject *hit = PyDict_GetItemWithError(item(state, S_KNOWN), code_id);
-  Py_DecRef(code_id);
   if (!hit) return PyErr_Occurred() ? 0 : slow(state, S_SLOW_GLOBAL, args, nargs, kwnames);
   PyObject *fn = TUPLE_ITEM(hit, 1);
   int callee = fn == None ? 0 : PyObject_IsTrue(fn);
@@ -781,11 +781,22 @@ static int live(PyObject *state) {
 
 /* 1 a code object of a traced function, 0 one the recorder never traces, -1 not classed yet (or an error). */
 static int classed(PyObject *state, PyObject *code) {
-  PyObject *key = PyLong_FromVoidPtr(code);
-  if (!key) return -1;
-  PyObject *hit = PyDict_GetItemWithError(item(state, S_KNOWN), key);
-  Py_DecRef(key);
+  PyObject *hit = known(state, code);
   return hit ? TUPLE_ITEM(hit, 1) != None : -1;
+}
+
+/*
+ * What an event of `code` needs before its work: 0 to do it; else 1 with *out what the callback
+ * returns (a new reference, NULL on an error): None once sys.settrace has the events, and for a
+ * code object the recorder never traces DISABLE, or None where the event cannot be disabled.
+ */
+static int needless(PyObject *state, PyObject *code, int can_disable, PyObject **out) {
+  int kind = live(state) ? classed(state, code) : -2; /* (a hand-over or a lookup can fail) */
+  if (PyErr_Occurred()) *out = 0;
+  else if (kind == 0 && can_disable) *out = ref_to(item(state, S_DISABLE));
+  else if (kind == 0 || kind == -2) *out = ref_to(None);
+  else return 0;
+  return 1;
 }
 
 static PyObject *current_frame(void) {
@@ -837,21 +848,20 @@ static PyObject *on_start(PyObject *state, PyObject *const *args, Py_ssize_t nar
 
 /* PY_THROW (code, offset, exception): "call" too; this event cannot be disabled. */
 static PyObject *on_throw(PyObject *state, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
-  if (!live(state) || classed(state, args[0]) == 0) return PyErr_Occurred() ? 0 : ref_to(None);
-  return trace_event(state, s_call, None);
+  PyObject *out;
+  return needless(state, args[0], 0, &out) ? out : trace_event(state, s_call, None);
 }
 
 /* PY_RETURN, PY_YIELD (code, offset, value): "return" with the value. */
 static PyObject *on_return(PyObject *state, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
-  if (!live(state)) return ref_to(None);
-  if (classed(state, args[0]) == 0) return ref_to(item(state, S_DISABLE));
-  return PyErr_Occurred() ? 0 : trace_event(state, s_return, args[2]);
+  PyObject *out;
+  return needless(state, args[0], 1, &out) ? out : trace_event(state, s_return, args[2]);
 }
 
 /* PY_UNWIND (code, offset, exception): "return" with None; cannot be disabled. */
 static PyObject *on_unwind(PyObject *state, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
-  if (!live(state) || classed(state, args[0]) == 0) return PyErr_Occurred() ? 0 : ref_to(None);
-  return trace_event(state, s_return, None);
+  PyObject *out;
+  return needless(state, args[0], 0, &out) ? out : trace_event(state, s_return, None);
 }
 
 /* RAISE, STOP_ITERATION (code, offset, exception): "exception" with (type, exception, traceback). */
@@ -865,30 +875,27 @@ static PyObject *exception_event(PyObject *state, PyObject *exception) {
 }
 
 static PyObject *on_raise(PyObject *state, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
-  if (!live(state) || classed(state, args[0]) == 0) return PyErr_Occurred() ? 0 : ref_to(None);
-  return exception_event(state, args[2]);
+  PyObject *out;
+  return needless(state, args[0], 0, &out) ? out : exception_event(state, args[2]);
 }
 
 static PyObject *on_stop_iteration(PyObject *state, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
-  if (!live(state)) return ref_to(None);
-  if (classed(state, args[0]) == 0) return ref_to(item(state, S_DISABLE));
-  return PyErr_Occurred() ? 0 : exception_event(state, args[2]);
+  PyObject *out;
+  return needless(state, args[0], 1, &out) ? out : exception_event(state, args[2]);
 }
 
 /* LINE (code, line). */
 static PyObject *on_line(PyObject *state, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
-  if (!live(state)) return ref_to(None);
-  if (classed(state, args[0]) == 0) return ref_to(item(state, S_DISABLE));
-  if (PyErr_Occurred()) return 0;
+  PyObject *out;
+  if (needless(state, args[0], 1, &out)) return out;
   int line = PyLong_AsInt(args[1]);
   return line == -1 && PyErr_Occurred() ? 0 : trace_line(state, line);
 }
 
 /* JUMP (code, from, to): settrace reports a backward jump within one line as a line event. */
 static PyObject *on_jump(PyObject *state, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
-  if (!live(state)) return ref_to(None);
-  if (classed(state, args[0]) == 0) return ref_to(item(state, S_DISABLE));
-  if (PyErr_Occurred()) return 0;
+  PyObject *out;
+  if (needless(state, args[0], 1, &out)) return out;
   long from = PyLong_AsLong(args[1]) / 2, to = PyLong_AsLong(args[2]) / 2; /* in code units */
   if (PyErr_Occurred()) return 0;
   if (to > from) return ref_to(item(state, S_DISABLE)); /* a forward jump */
@@ -1176,11 +1183,10 @@ int check_layout(PyObject *function) {
 PyObject *make(PyObject *state) {
   if (!names()) return 0;
   if (PyList_Size(state) != S_LOCAL) return 0; /* a list (steplight_tracer.FastState) */
-  int kinds[][2] = {{S_STEPS, 0}, {S_FRAMES, 1}, {S_RAISED, 1}, {S_KNOWN, 1}, {S_MAX_STEPS, 2}, {S_REFS, 1}, {S_SHARED, 1}, {S_STR_LEN, 2}, {S_ITEMS, 2}, {S_DEPTH_LIMIT, 2}, {S_NORMAL_EXITS, 3}, {S_RECORDING, 0}};
+  int kinds[][2] = {{S_STEPS, 0}, {S_FRAMES, 1}, {S_RAISED, 1}, {S_KNOWN, 1}, {S_MAX_STEPS, 2}, {S_REFS, 1}, {S_SHARED, 1}, {S_STR_LEN, 2}, {S_ITEMS, 2}, {S_DEPTH_LIMIT, 2}, {S_NORMAL_EXITS, 3}, {S_RECORDING, 0}, {S_MONITORING, 0}};
   PyObject *types[] = {&PyList_Type, &PyDict_Type, &PyLong_Type, &PyFrozenSet_Type};
   for (unsigned i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
     if (TYPE(item(state, kinds[i][0])) != types[kinds[i][1]]) return 0;
-  if (TYPE(item(state, S_MONITORING)) != &PyList_Type) return 0;
   local_def = (PyMethodDef){"local_trace", (void *)local_trace, METH_FASTCALL | METH_KEYWORDS, 0};
   global_def = (PyMethodDef){"global_trace", (void *)global_trace, METH_FASTCALL | METH_KEYWORDS, 0};
   PyObject *local = PyCMethod_New(&local_def, state, 0, 0), *global = local ? PyCMethod_New(&global_def, state, 0, 0) : 0;
