@@ -390,7 +390,11 @@ for (const lang of ['zh', 'en'] as const) {
     const second = page.locator('section[data-widget]').nth(1);
     const line = page.locator('.sl-engine').first();
     await expect(line).toHaveAttribute('data-engine', 'loading');
-    await expect(page.locator('.cm-editor')).toHaveCount(await page.locator('.sl-code').count()); // the editors are drawn
+    // the editors are drawn: every widget's code pane has one (a pane count read once could also
+    // take in the hidden font specimens, which are .sl-code boxes without an editor, when a loaded
+    // machine had laid them out by then)
+    expect(await page.locator('section[data-widget] .sl-code').count()).toBeGreaterThan(0); // prerendered
+    await expect(page.locator('section[data-widget] .sl-code:not(:has(.cm-editor))')).toHaveCount(0);
     const before = await second.evaluate((el) => el.getBoundingClientRect().top + scrollY);
     release();
     await expect(line).toHaveAttribute('data-engine', 'ready', { timeout: 60_000 });
