@@ -1,7 +1,7 @@
 /** The page's side of the Pyodide worker: start-up, a run queue, and the wall-clock guard. */
 import { DEFAULT_LIMITS, type RunRequest, type Trace } from '../trace/types';
 import { canUnpack, unpackTrace } from '../trace/wire';
-import type { FromWorker, ToWorker } from './protocol';
+import type { FromWorker, Network, ToWorker } from './protocol';
 import { whenQuiet, whenSettled } from './quiet';
 import { timeoutTrace } from './runner';
 
@@ -26,6 +26,12 @@ export interface EngineOptions {
 }
 
 /** What a reader or an embedder should do when Python cannot be loaded at all. */
+/** The page's connection as its browser rates it, handed to the worker (which decides on the site's snapshot). */
+function network(): Network | undefined {
+  const connection = (globalThis.navigator as { connection?: Network } | undefined)?.connection;
+  return connection ? { saveData: connection.saveData, effectiveType: connection.effectiveType } : undefined;
+}
+
 export function loadFailure(indexURL: string, tries: number, reason: string): string {
   return `Python could not be loaded (${tries} tries): ${reason}. The files under ${indexURL} and the worker script next to the page's scripts must be served by this site (see README, "Embedding"); reload the page to try again.`;
 }
@@ -126,7 +132,7 @@ export class Engine {
     const init: ToWorker = { type: 'init', indexURL: this.options.indexURL, port: channel.port2, packed: canUnpack(), ...(buffer ? { interrupt: buffer } : {}) };
     // the worker and its script are made at once; Python starts (init) once the page has settled
     // (or at once when the reader asks for a run before that)
-    const start = () => worker === this.worker && worker.postMessage(init, [channel.port2]);
+    const start = () => worker === this.worker && worker.postMessage({ ...init, network: network() }, [channel.port2]);
     const startWhen = this.startWhen;
     this.startWhen = undefined;
     if (!startWhen) return void start();

@@ -5,9 +5,18 @@ import type { RunRequest, Trace } from '../trace/types';
  * The first message (on the worker's own port) hands over a private MessagePort; every later
  * message in both directions goes through that port, which lesson code cannot reach.
  */
+/** What a browser says of its connection (navigator.connection, where it says). */
+export interface Network {
+  saveData?: boolean;
+  effectiveType?: string;
+}
+
 export type ToWorker =
-  /** `packed`: the page unpacks traces (see trace/wire.ts); else they arrive as objects. */
-  | { type: 'init'; indexURL: string; port: MessagePort; interrupt?: SharedArrayBuffer; packed?: boolean }
+  /**
+   * `packed`: the page unpacks traces (see trace/wire.ts); else they arrive as objects. `network`:
+   * the connection as the page's browser rates it (the worker's own reading where absent).
+   */
+  | { type: 'init'; indexURL: string; port: MessagePort; interrupt?: SharedArrayBuffer; packed?: boolean; network?: Network }
   | { type: 'run'; id: number; request: RunRequest }
   /** Write a lesson's files and compile them ahead of its first run (no reply). */
   | { type: 'prepare'; request: RunRequest }

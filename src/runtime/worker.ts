@@ -1,7 +1,7 @@
 /// <reference lib="webworker" />
 /** The module worker that hosts Pyodide for one page. */
 import type { PyodideAPI } from 'pyodide';
-import type { FromWorker, ToWorker } from './protocol';
+import type { FromWorker, Network, ToWorker } from './protocol';
 import { createRunner, installTracer, loadFastPath, memorySnapshot, refreshTimeZone, type LocalRunner } from './runner';
 import { loadSes, sealRealm } from './realm';
 import { dropSnapshot, findSnapshot, toStored, writeSnapshot, type Stored } from './snapshot-store';
@@ -141,12 +141,11 @@ function watchFetches(): { failed: Promise<never>; hasFailed: () => boolean; dow
  * than it saves. Browsers that do not say (Safari, Firefox) get it. (Chromium's `downlink` is not
  * used: a fresh profile reports a default 1.45 Mbit/s on any network.)
  */
-function siteSnapshotPays(): boolean {
-  const connection = (self.navigator as { connection?: { saveData?: boolean; effectiveType?: string } }).connection;
+function siteSnapshotPays(connection: Network | undefined): boolean {
   return !connection?.saveData && (!connection?.effectiveType || connection.effectiveType === '4g');
 }
 
-async function start(indexURL: string, interrupt?: SharedArrayBuffer): Promise<LocalRunner> {
+async function start(indexURL: string, interrupt?: SharedArrayBuffer, network?: Network): Promise<LocalRunner> {
   const { failed, hasFailed, download } = watchFetches();
   const started = performance.now();
   post({ type: 'progress', phase: 'fetching' });
@@ -157,7 +156,8 @@ async function start(indexURL: string, interrupt?: SharedArrayBuffer): Promise<L
   const pyodide = import(/* @vite-ignore */ `${indexURL}pyodide.mjs`) as Promise<{ loadPyodide: Load; version: string }>;
   const key = snapshotKey(PYODIDE_VERSION);
   const fetchSite = () => {
-    if (!SITE_SNAPSHOT || !siteSnapshotPays()) return null;
+    // the page's reading: a DevTools (or CDP) throttle of the page's network is not the worker's
+    if (!SITE_SNAPSHOT || !siteSnapshotPays(network ?? (self.navigator as { connection?: Network }).connection)) return null;
     const bytes = download(`${indexURL}${SITE_SNAPSHOT.file}`, SITE_SNAPSHOT.size);
     bytes.catch(() => {}); // its failure is handled where it is used
     return bytes;
@@ -376,6 +376,6 @@ self.onmessage = (event: MessageEvent<ToWorker>) => {
   port = message.port;
   packed = message.packed === true;
   port.onmessage = onRequest;
-  runner = start(message.indexURL, message.interrupt);
+  runner = start(message.indexURL, message.interrupt, message.network);
   runner.catch((error: Error) => post({ type: 'init-failed', message: error.message }));
 };
