@@ -53,10 +53,10 @@ function staticArticle(out: string) {
   const html = readFileSync(`${out}/lessons/s04-hooks/index.html`, 'utf8');
   const stripped = html.replace(/<script\b[^>]*>[\s\S]*?<\/script>/g, '').replace(/<link rel="modulepreload"[^>]*>/g, '');
   if (/<script/.test(stripped) || !/<link rel="stylesheet"/.test(stripped)) throw new Error('the prerendered lesson page is not as the bench expects (scripts left, or no stylesheet)');
-  // a script of its own: the page's Content-Security-Policy allows no inline one
-  writeFileSync(`${out}/static-ready.js`, `addEventListener('load', () => requestAnimationFrame(() => setTimeout(() => (window.__readyAt = performance.now()))));`);
+  // its ready mark from a script of its own (STATIC_READY): the page's Content-Security-Policy allows no inline one
   return stripped.replace('</head>', '<script src="/static-ready.js" defer></script></head>');
 }
+const STATIC_READY = `addEventListener('load', () => requestAnimationFrame(() => setTimeout(() => (window.__readyAt = performance.now()))));`;
 
 /** Main-thread tasks over 50 ms (Chromium's longtask entries), from the page's first script on. */
 const LONG_TASKS = `window.__long = []; new PerformanceObserver((list) => { for (const e of list.getEntries()) window.__long.push([e.startTime, Math.round(e.duration)]); }).observe({ type: 'longtask', buffered: true });`;
@@ -344,6 +344,7 @@ async function main() {
   writeFileSync(`${OUT}/bare.html`, BARE);
   writeFileSync(`${OUT}/react-only.html`, reactOnlyPage(OUT));
   writeFileSync(`${OUT}/lessons/s04-hooks/static.html`, staticArticle(OUT));
+  writeFileSync(`${OUT}/static-ready.js`, STATIC_READY);
   process.env.STEPLIGHT_OUT = OUT;
   const { preview } = await import('vite');
   const server = await preview({ preview: { port: PORT, host: '127.0.0.1', strictPort: false }, logLevel: 'silent' });

@@ -25,13 +25,16 @@ export interface EngineOptions {
   startWhen?: () => Promise<void>;
 }
 
-/** What a reader or an embedder should do when Python cannot be loaded at all. */
-/** The page's connection as its browser rates it, handed to the worker (which decides on the site's snapshot). */
+/**
+ * The page's connection as its browser rates it, handed to the worker (which decides on the site's
+ * snapshot), copied field by field: a NetworkInformation cannot be posted.
+ */
 function network(): Network | undefined {
   const connection = (globalThis.navigator as { connection?: Network } | undefined)?.connection;
   return connection ? { saveData: connection.saveData, effectiveType: connection.effectiveType } : undefined;
 }
 
+/** What a reader or an embedder should do when Python cannot be loaded at all. */
 export function loadFailure(indexURL: string, tries: number, reason: string): string {
   return `Python could not be loaded (${tries} tries): ${reason}. The files under ${indexURL} and the worker script next to the page's scripts must be served by this site (see README, "Embedding"); reload the page to try again.`;
 }

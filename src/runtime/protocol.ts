@@ -1,20 +1,20 @@
 /** Messages between the page and the Pyodide worker. */
 import type { RunRequest, Trace } from '../trace/types';
 
-/**
- * The first message (on the worker's own port) hands over a private MessagePort; every later
- * message in both directions goes through that port, which lesson code cannot reach.
- */
 /** What a browser says of its connection (navigator.connection, where it says). */
 export interface Network {
   saveData?: boolean;
   effectiveType?: string;
 }
 
+/**
+ * The first message (on the worker's own port) hands over a private MessagePort; every later
+ * message in both directions goes through that port, which lesson code cannot reach.
+ */
 export type ToWorker =
   /**
    * `packed`: the page unpacks traces (see trace/wire.ts); else they arrive as objects. `network`:
-   * the connection as the page's browser rates it (the worker's own reading where absent).
+   * the connection as the page's browser rates it (absent where the browser does not say).
    */
   | { type: 'init'; indexURL: string; port: MessagePort; interrupt?: SharedArrayBuffer; packed?: boolean; network?: Network }
   | { type: 'run'; id: number; request: RunRequest }

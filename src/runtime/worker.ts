@@ -157,7 +157,7 @@ async function start(indexURL: string, interrupt?: SharedArrayBuffer, network?: 
   const key = snapshotKey(PYODIDE_VERSION);
   const fetchSite = () => {
     // the page's reading: a DevTools (or CDP) throttle of the page's network is not the worker's
-    if (!SITE_SNAPSHOT || !siteSnapshotPays(network ?? (self.navigator as { connection?: Network }).connection)) return null;
+    if (!SITE_SNAPSHOT || !siteSnapshotPays(network)) return null;
     const bytes = download(`${indexURL}${SITE_SNAPSHOT.file}`, SITE_SNAPSHOT.size);
     bytes.catch(() => {}); // its failure is handled where it is used
     return bytes;
